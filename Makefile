@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: GPL-2.0
+# modvlab: keep or remove CONFIG_MODVERSIONS, measured on real builds and boots.
+# Every recipe is a small script in lab/, qemu/, workload/ or compare/; this
+# file only orders them. `make` alone prints help.
+
+TOP    := $(CURDIR)
+B      ?= $(TOP)/build
+ACCEL  ?= tcg
+TIMEOUT ?= 120
+JOBS   ?= $(shell nproc)
+export TOP B ACCEL TIMEOUT JOBS
+
+ALL_ARMS := nomodv base keep remove
+# The pristine arms always; a series arm once its series file exists.
+ARMS ?= nomodv base $(foreach a,keep remove,$(if $(wildcard series-$(a)/series),$(a)))
+
+.DEFAULT_GOAL := help
+.PHONY: help deps tree compare report test unit clean clean-tree $(ALL_ARMS)
+
+help:
+	@echo 'modvlab: keep or remove CONFIG_MODVERSIONS, measured'
+	@echo
+	@echo 'Targets:'
+	@echo '  compare      build every arm, boot each with the workload, write build/report/'
+	@echo '  test         unit tests, then a real end-to-end run with assertions'
+	@echo '  nomodv base keep remove'
+	@echo '               build one arm (kernel + workload modules) and boot it'
+	@echo '  report       re-render build/report/ from saved logs (no build, no boot)'
+	@echo '  unit         unit tests only (seconds; no kernel build)'
+	@echo '  deps         check Debian packages; install the missing ones as root'
+	@echo '  tree         extract linux-source-6.1 into build/linux (once)'
+	@echo '  clean        remove the arms (objects, logs, report); keep the tree'
+	@echo '  clean-tree   remove all of build/'
+	@echo
+	@echo 'Variables:'
+	@echo '  ARMS=$(ARMS)   arms to run (default: pristine arms + arms with a series)'
+	@echo '  ACCEL=$(ACCEL)         tcg (default) or kvm (opt-in; hangs on these hosts)'
+	@echo '  TIMEOUT=$(TIMEOUT)       seconds before a guest is killed'
+	@echo '  JOBS=$(JOBS)            parallel kbuild jobs'
+	@echo '  B=$(B)'
+	@echo '               build folder; ccache lives in ~/.cache/modvlab'
+
+deps:
+	@sh lab/deps.sh
+
+tree: deps
+	@sh lab/tree.sh
+
+# build-ARM: kernel (O= per arm, incremental), workload modules, sizes
+build-%: tree
+	@sh lab/arm.sh $*
+	@sh workload/build.sh $*
+	@python3 lab/sizes.py $*
+
+$(ALL_ARMS): %: build-%
+	@sh lab/run.sh $*
+
+# All arms are built before any boots, so cross-arm cases find their modules.
+# A failed boot does not stop the others; the report is written, then the
+# run fails with the reason.
+compare: $(addprefix build-,$(ARMS))
+	@sh lab/provenance.sh $(ARMS)
+	@rc=0; for a in $(ARMS); do sh lab/run.sh $$a || rc=1; done; \
+	python3 -m compare report --build "$(B)" || rc=1; \
+	[ $$rc = 0 ] || echo 'modvlab: error: some boots did not finish (see above)' >&2; \
+	exit $$rc
+
+report:
+	@python3 -m compare report --build "$(B)"
+
+unit:
+	@python3 tests/run.py
+
+# Unit tests plus a real end-to-end run. Old results are removed first, so a
+# build that fails can never be judged by a previous run's report.
+test: deps
+	@rm -rf "$(B)/report" $(addprefix "$(B)/arms/,$(addsuffix /boot",$(ARMS)))
+	@$(MAKE) --no-print-directory compare || true
+	@python3 tests/run.py --e2e
+
+clean:
+	rm -rf "$(B)/arms" "$(B)/report" "$(B)/guest" "$(B)/steps.tsv"
+	-git -C "$(B)/linux" worktree prune 2>/dev/null
+
+clean-tree:
+	rm -rf "$(B)"

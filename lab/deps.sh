@@ -1,0 +1,27 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Check the Debian packages the lab needs; install the missing ones as root.
+set -eu
+. "$(dirname "$0")/common.sh"
+
+PKGS="linux-source-6.1 gcc binutils make flex bison bc libelf-dev libssl-dev
+cpio xz-utils kmod qemu-system-x86 busybox-static python3 ccache libc6-dev"
+
+missing=
+for p in $PKGS; do
+	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	case $st in *" installed") ;; *) missing="$missing $p" ;; esac
+done
+[ -z "$missing" ] && exit 0
+
+cmd="apt-get install -y --no-install-recommends$missing"
+if [ "$(id -u)" != 0 ]; then
+	die "missing packages:$missing; run as root: apt-get update && $cmd"
+fi
+step DEPS "apt-get install$missing"
+log=$B/logs/deps.log
+mkdir -p "$B/logs"
+if ! { apt-get update && DEBIAN_FRONTEND=noninteractive $cmd; } >"$log" 2>&1; then
+	die "apt-get failed for:$missing (log: $log)"
+fi
+done_step

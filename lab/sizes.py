@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Measure one arm's sizes into build/arms/ARM/sizes.json: vmlinux sections,
+bzImage, exports (and those with no CRC), __kcrctab bytes, workload .ko bytes
+and their __versions bytes. Uses binutils' size and readelf.
+
+usage: sizes.py ARM
+"""
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+B = os.environ.get("B", os.path.join(TOP, "build"))
+
+# readelf -SW: "  [ 5] __kcrctab  PROGBITS  ffffffff82... 0012a0 000d9c 00  A  0 0 1"
+SECTION_RE = re.compile(r"^\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)")
+
+
+def sections(path):
+    out = subprocess.run(["readelf", "-SW", path], capture_output=True,
+                         text=True, check=True).stdout
+    secs = {}
+    for line in out.splitlines():
+        m = SECTION_RE.match(line)
+        if m:
+            secs[m.group(1)] = secs.get(m.group(1), 0) + int(m.group(2), 16)
+    return secs
+
+
+def size_bd(path):
+    # berkeley format: text data bss dec hex filename
+    out = subprocess.run(["size", path], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    text, data, bss = (int(x) for x in out[1].split()[:3])
+    return {"text": text, "data": data, "bss": bss}
+
+
+def symvers(path):
+    exports = unversioned = 0
+    with open(path) as f:
+        for line in f:
+            cols = line.split("\t")
+            if len(cols) >= 3 and cols[2] == "vmlinux":
+                exports += 1
+                if int(cols[0], 16) == 0:
+                    unversioned += 1
+    return exports, unversioned
+
+
+def main(argv):
+    if len(argv) != 1:
+        sys.exit("usage: sizes.py ARM")
+    arm = argv[0]
+    adir = os.path.join(B, "arms", arm)
+    obj = os.path.join(adir, "obj")
+    vmlinux = os.path.join(obj, "vmlinux")
+    if not os.path.isfile(vmlinux):
+        sys.exit(f"sizes: {arm} is not built ({vmlinux} missing)")
+    secs = sections(vmlinux)
+    exports, unversioned = symvers(os.path.join(obj, "Module.symvers"))
+    rec = {
+        "vmlinux": size_bd(vmlinux),
+        "bzimage_bytes": os.path.getsize(os.path.join(obj, "arch/x86/boot/bzImage")),
+        "exports": exports,
+        "unversioned_exports": unversioned,
+        "kcrctab_bytes": secs.get("__kcrctab", 0) + secs.get("__kcrctab_gpl", 0),
+        "ksymtab_bytes": secs.get("__ksymtab", 0) + secs.get("__ksymtab_gpl", 0),
+        "modules": {},
+    }
+    for ko in sorted(glob.glob(os.path.join(adir, "mods", "*", "*.ko"))):
+        name = os.path.relpath(ko, os.path.join(adir, "mods"))[:-3]
+        s = sections(ko)
+        rec["modules"][name] = {"ko_bytes": os.path.getsize(ko),
+                                "versions_bytes": s.get("__versions", 0)}
+    with open(os.path.join(adir, "sizes.json"), "w") as f:
+        json.dump(rec, f, indent=1)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

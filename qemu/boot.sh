@@ -1,0 +1,42 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Boot one arm's kernel with one initramfs in QEMU and keep the console log.
+# The pessimistic status is written first, so a run that dies never looks
+# finished; the host timeout is hard (SIGTERM, then SIGKILL).
+# usage: boot.sh ARM BOOT      env: ACCEL=tcg|kvm  TIMEOUT=seconds  MEM=256M
+set -eu
+. "$(dirname "$0")/../lab/common.sh"
+
+arm=${1:?usage: boot.sh ARM BOOT} boot=${2:?usage: boot.sh ARM BOOT}
+A=$ARMS_DIR/$arm d=$ARMS_DIR/$arm/boot
+accel=${ACCEL:-tcg} timeout=${TIMEOUT:-120} mem=${MEM:-256M}
+kernel=${KERNEL:-$A/obj/arch/x86/boot/bzImage}
+initrd=$d/$boot.cpio.gz
+log=$d/$boot.log st=$d/$boot.json
+[ -f "$kernel" ] || die "no kernel for $arm ($kernel)"
+[ -f "$initrd" ] || die "no initramfs for $arm $boot ($initrd)"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (make deps)"
+case $accel in
+tcg) cpu=qemu64 ;;
+kvm) [ -w /dev/kvm ] || die "ACCEL=kvm but /dev/kvm is not usable"; cpu=host ;;
+*) die "ACCEL must be tcg or kvm, not '$accel'" ;;
+esac
+
+set -- qemu-system-x86_64 -nodefaults -display none -no-reboot \
+	-machine q35,accel="$accel" -cpu "$cpu" -smp 2 -m "$mem" \
+	-serial stdio -kernel "$kernel" -initrd "$initrd" \
+	-append "console=ttyS0 panic=-1 oops=panic loglevel=7 tsc=reliable ${APPEND:-}"
+printf '{"status": "unfinished", "accel": "%s", "cmd": "%s"}\n' "$accel" "$*" > "$st"
+echo "Running: \$ $*" > "$d/$boot.cmd"
+t0=$(date +%s.%N)
+rc=0
+timeout -k 5 "$timeout" "$@" </dev/null >"$log" 2>&1 || rc=$?
+wall=$(echo "$(date +%s.%N) - $t0" | bc)
+case $rc in
+0) status=exited ;;
+124|137) status=timeout ;;
+*) status=qemu-error ;;
+esac
+printf '{"status": "%s", "rc": %d, "wall_s": %.2f, "accel": "%s", "timeout_s": %d, "cmd": "%s"}\n' \
+	"$status" "$rc" "$wall" "$accel" "$timeout" "$*" > "$st"
+[ "$status" = exited ] || { echo "modvlab: $arm $boot: $status (rc $rc, log: $log)" >&2; exit 1; }

@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * modvlab-load: the in-guest loader. Runs a plan of module load attempts with
+ * finit_module(2), and prints one KTAP result per attempt with the exact errno,
+ * the taint mask and the kernel log lines that the attempt produced.
+ *
+ * Plan lines (one attempt each; '#' comments and empty lines are skipped):
+ *	name|flags|repeat|module.ko|dep1.ko,dep2.ko
+ * flags: '-' or any of 'm' (MODULE_INIT_IGNORE_MODVERSIONS) and
+ * 'v' (MODULE_INIT_IGNORE_VERMAGIC). Deps are loaded first and unloaded after.
+ * repeat > 1 loads and unloads the module that many times and reports the
+ * median load time (for the load-cost benchmark).
+ *
+ * Output, per attempt (the host parser in compare/ reads it):
+ *	# dmesg <name>: <kernel log line>
+ *	ok|not ok <n> <name> # <result> errno=<NAME> taint=<hex> ns=<median> ...
+ * result: loaded, refused (finit_module failed), setup-failed (a dep failed).
+ * "ok" means loaded; everything else is "not ok". "# modvlab: end" closes the
+ * run, so a truncated log can never look complete.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef MODULE_INIT_IGNORE_MODVERSIONS
+#define MODULE_INIT_IGNORE_MODVERSIONS 1
+#define MODULE_INIT_IGNORE_VERMAGIC 2
+#endif
+
+#define MAX_DEPS 8
+#define MAX_REPEAT 1000
+
+static const char *errno_name(int e)
+{
+	switch (e) {
+	case 0: return "0";
+	case EPERM: return "EPERM";
+	case ENOENT: return "ENOENT";
+	case EIO: return "EIO";
+	case E2BIG: return "E2BIG";
+	case ENOEXEC: return "ENOEXEC";
+	case EBADF: return "EBADF";
+	case EAGAIN: return "EAGAIN";
+	case ENOMEM: return "ENOMEM";
+	case EACCES: return "EACCES";
+	case EFAULT: return "EFAULT";
+	case EBUSY: return "EBUSY";
+	case EEXIST: return "EEXIST";
+	case ENODEV: return "ENODEV";
+	case EINVAL: return "EINVAL";
+	case EFBIG: return "EFBIG";
+	case ENOSPC: return "ENOSPC";
+	case ERANGE: return "ERANGE";
+	case ENOSYS: return "ENOSYS";
+	case ENOKEY: return "ENOKEY";
+	case EKEYREJECTED: return "EKEYREJECTED";
+	case EBADMSG: return "EBADMSG";
+	case EOVERFLOW: return "EOVERFLOW";
+	case EPROTO: return "EPROTO";
+	case ENOTRECOVERABLE: return "ENOTRECOVERABLE";
+	case ETXTBSY: return "ETXTBSY";
+	case ENOTSUP: return "ENOTSUP";
+	}
+	return "EUNKNOWN";
+}
+
+static unsigned long read_taint(void)
+{
+	char buf[64] = "";
+	FILE *f = fopen("/proc/sys/kernel/tainted", "r");
+
+	if (!f)
+		return ~0UL;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	return strtoul(buf, NULL, 10);
+}
+
+/* /dev/kmsg, positioned at the end: read() then returns only new records. */
+static int kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+/* Print the records logged since kmsg_open() as "# dmesg <name>: text". */
+static void kmsg_drain(int fd, const char *name)
+{
+	char rec[8192];
+	ssize_t n;
+
+	if (fd < 0)
+		return;
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)	/* overwritten records: skip on */
+			continue;
+		if (n <= 0)
+			break;
+		rec[n] = 0;
+		/* "prio,seq,usec,flags;text\n continuation..." */
+		char *text = strchr(rec, ';');
+		text = text ? text + 1 : rec;
+		char *nl = strchr(text, '\n');
+		if (nl)
+			*nl = 0;
+		for (char *p = text; *p; p++)
+			if ((unsigned char)*p < 0x20)
+				*p = ' ';
+		printf("# dmesg %s: %s\n", name, text);
+	}
+	close(fd);
+}
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* The name the kernel gives a module: its file name, '-' read as '_'. */
+static void module_name(const char *path, char *out, size_t len)
+{
+	const char *b = strrchr(path, '/');
+	size_t i;
+
+	b = b ? b + 1 : path;
+	for (i = 0; i + 1 < len && b[i] && strcmp(b + i, ".ko"); i++)
+		out[i] = b[i] == '-' ? '_' : b[i];
+	out[i] = 0;
+}
+
+/* Returns 0 or the errno of finit_module; *ns gets the syscall's duration. */
+static int load(const char *path, int flags, long long *ns)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	long long t0;
+	int ret, err = 0;
+
+	if (fd < 0)
+		return errno;
+	t0 = now_ns();
+	ret = syscall(SYS_finit_module, fd, "", flags);
+	if (ret)
+		err = errno;
+	if (ns)
+		*ns = now_ns() - t0;
+	close(fd);
+	return err;
+}
+
+static int unload(const char *path)
+{
+	char name[256];
+
+	module_name(path, name, sizeof(name));
+	return syscall(SYS_delete_module, name, O_NONBLOCK) ? errno : 0;
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static long long samples[MAX_REPEAT];
+
+static void run_case(int n, char *line)
+{
+	char *name = strsep(&line, "|");
+	char *flagstr = strsep(&line, "|");
+	char *repstr = strsep(&line, "|");
+	char *mod = strsep(&line, "|");
+	char *depstr = line ? strsep(&line, "|") : NULL;
+	char *deps[MAX_DEPS];
+	int ndeps = 0, flags = 0, err = 0, derr = 0, uerr = 0, i, r, repeat;
+	unsigned long t0, t1;
+	const char *result;
+	long long ns = 0;
+	int kfd;
+
+	if (!name || !flagstr || !repstr || !mod || !*mod) {
+		printf("not ok %d %s # plan-error malformed plan line\n", n,
+		       name && *name ? name : "?");
+		return;
+	}
+	for (char *f = flagstr; *f; f++) {
+		if (*f == 'm')
+			flags |= MODULE_INIT_IGNORE_MODVERSIONS;
+		else if (*f == 'v')
+			flags |= MODULE_INIT_IGNORE_VERMAGIC;
+	}
+	repeat = atoi(repstr);
+	if (repeat < 1)
+		repeat = 1;
+	if (repeat > MAX_REPEAT)
+		repeat = MAX_REPEAT;
+	while (depstr && *depstr && ndeps < MAX_DEPS) {
+		char *d = strsep(&depstr, ",");
+
+		if (*d)
+			deps[ndeps++] = d;
+	}
+
+	printf("# case %s: module=%s flags=%s deps=%d\n", name, mod, flagstr, ndeps);
+	fflush(stdout);
+	t0 = read_taint();
+	kfd = kmsg_open();
+	for (i = 0; i < ndeps; i++) {
+		derr = load(deps[i], 0, NULL);
+		if (derr)
+			break;
+	}
+	if (derr) {
+		result = "setup-failed";
+		err = derr;
+		ndeps = i;
+	} else {
+		for (r = 0; r < repeat; r++) {
+			err = load(mod, flags, &samples[r]);
+			if (err)
+				break;
+			uerr = unload(mod);
+			if (uerr)
+				break;
+		}
+		result = err ? "refused" : "loaded";
+		if (!err && !uerr) {
+			qsort(samples, repeat, sizeof(samples[0]), cmp_ll);
+			ns = samples[repeat / 2];
+		} else {
+			ns = samples[r];
+		}
+	}
+	for (i = ndeps - 1; i >= 0; i--)
+		if (unload(deps[i]) && !uerr)
+			uerr = EBUSY;
+	t1 = read_taint();
+	kmsg_drain(kfd, name);
+	printf("%s %d %s # %s errno=%s taint=0x%lx taint_before=0x%lx ns=%lld repeat=%d unload=%s\n",
+	       !err ? "ok" : "not ok", n, name, result, errno_name(err), t1, t0,
+	       ns, repeat, errno_name(uerr));
+	fflush(stdout);
+}
+
+static int run_plan(const char *path)
+{
+	char line[4096];
+	int total = 0, n = 0;
+	struct utsname u;
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		printf("# modvlab: cannot open plan %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	while (fgets(line, sizeof(line), f))
+		if (line[0] != '#' && line[0] != '\n')
+			total++;
+	rewind(f);
+	uname(&u);
+	printf("KTAP version 1\n");
+	printf("# modvlab: release=%s version=%s taint=0x%lx\n", u.release,
+	       u.version, read_taint());
+	printf("1..%d\n", total);
+	fflush(stdout);
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (line[0] == '#' || line[0] == 0)
+			continue;
+		run_case(++n, line);
+	}
+	fclose(f);
+	printf("# modvlab: end cases=%d taint=0x%lx\n", n, read_taint());
+	fflush(stdout);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 3 && !strcmp(argv[1], "-p"))
+		return run_plan(argv[2]);
+	if (argc >= 2 && argc <= 3) {
+		/* one-off: modvlab-load module.ko [flags] */
+		long long ns;
+		int flags = 0, err;
+
+		if (argc == 3) {
+			flags |= strchr(argv[2], 'm') ? MODULE_INIT_IGNORE_MODVERSIONS : 0;
+			flags |= strchr(argv[2], 'v') ? MODULE_INIT_IGNORE_VERMAGIC : 0;
+		}
+		err = load(argv[1], flags, &ns);
+		printf("%s errno=%s ns=%lld taint=0x%lx\n", err ? "refused" : "loaded",
+		       errno_name(err), ns, read_taint());
+		return err ? 1 : 0;
+	}
+	fprintf(stderr, "usage: modvlab-load -p PLAN | modvlab-load MODULE.ko [mv]\n");
+	return 2;
+}

@@ -1,0 +1,51 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Build one boot's initramfs without root, with the tree's usr/gen_init_cpio:
+# base layout, busybox, the loader, the modules, the plan. Pinned timestamps.
+# usage: initramfs.sh ARM BOOT   (after qemu/plan.py ARM BOOT)
+set -eu
+. "$(dirname "$0")/../lab/common.sh"
+
+arm=${1:?usage: initramfs.sh ARM BOOT} boot=${2:?usage: initramfs.sh ARM BOOT}
+A=$ARMS_DIR/$arm
+d=$A/boot
+busybox=${BUSYBOX:-/bin/busybox}
+cpio=$A/obj/usr/gen_init_cpio
+loader=$B/guest/modvlab-load
+[ -x "$busybox" ] || die "$busybox missing (install busybox-static)"
+[ -f "$d/$boot.plan" ] || die "no plan for $arm $boot (run qemu/plan.py)"
+
+# the loader: static, so the initramfs needs no libc
+mkdir -p "$B/guest"
+if [ ! -x "$loader" ] || [ "$TOP/qemu/guest/modvlab-load.c" -nt "$loader" ]; then
+	gcc -static -O2 -Wall -Wextra -Werror -o "$loader" "$TOP/qemu/guest/modvlab-load.c" ||
+		die "cannot build the guest loader (need libc6-dev for static glibc)"
+fi
+[ -x "$cpio" ] || make -C "$A/src" O="$A/obj" usr/gen_init_cpio >/dev/null ||
+	die "cannot build usr/gen_init_cpio for $arm"
+
+list=$d/$boot.cpio-list
+{
+	# base layout
+	for dir in /dev /proc /sys /bin /m; do echo "dir $dir 0755 0 0"; done
+	echo "nod /dev/console 0600 0 0 c 5 1"
+	# busybox and the init script
+	echo "file /bin/busybox $busybox 0755 0 0"
+	echo "slink /bin/sh busybox 0777 0 0"
+	echo "file /init $TOP/qemu/guest/init 0755 0 0"
+	# the loader and its plan
+	echo "file /bin/modvlab-load $loader 0755 0 0"
+	echo "file /plan $d/$boot.plan 0644 0 0"
+	# the modules: /m/<built_by>/<set>/<name>.ko
+	cut -f1 "$d/$boot.files" | xargs -r -n1 dirname | sort -u |
+	while read -r g; do
+		p=
+		for part in $(echo "${g#/m/}" | tr / ' '); do
+			p=$p/$part; echo "dir /m$p 0755 0 0"
+		done
+	done | awk '!seen[$0]++'
+	while IFS='	' read -r g h; do echo "file $g $h 0644 0 0"; done < "$d/$boot.files"
+} > "$list"
+"$cpio" -t 0 "$list" | gzip -n -9 > "$d/$boot.cpio.gz.tmp" ||
+	die "gen_init_cpio failed for $arm $boot"
+mv "$d/$boot.cpio.gz.tmp" "$d/$boot.cpio.gz"

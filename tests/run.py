@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The test runner: unit tests (tests/test_*.py, seconds, no kernel build) and,
+with --e2e, the end-to-end assertions on the run that `make test` just did
+(tests/e2e_*.py). Ends with the plain line "N passed, N failed".
+"""
+import argparse
+import os
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+
+
+class CountingResult(unittest.TextTestResult):
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self.passed = 0
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self.passed += 1
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--e2e", action="store_true",
+                    help="also run the end-to-end assertions (after make compare)")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args()
+    sys.path.insert(0, TOP)
+    loader = unittest.TestLoader()
+    suite = loader.discover(HERE, pattern="test_*.py", top_level_dir=TOP)
+    if args.e2e:
+        suite.addTests(loader.discover(HERE, pattern="e2e_*.py", top_level_dir=TOP))
+    runner = unittest.TextTestRunner(resultclass=CountingResult,
+                                     verbosity=2 if args.verbose else 1,
+                                     stream=sys.stdout)
+    res = runner.run(suite)
+    failed = len(res.failures) + len(res.errors) + len(res.unexpectedSuccesses)
+    skipped = len(res.skipped)
+    if res.testsRun == 0:
+        print("no tests ran")
+        failed = 1
+    print(f"{res.passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
+    return 0 if failed == 0 and res.testsRun else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

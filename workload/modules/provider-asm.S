@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mod-provider, assembly half: a function defined and exported from a module's
+ * own .S file. Its C prototype is in mod-provider.h, which genksyms in 6.1
+ * never sees (cmd_gensymtypes_S only includes <asm/asm-prototypes.h>).
+ */
+#include <linux/linkage.h>
+#include <asm/export.h>
+
+/* int modvlab_prov_asm_add(int a, int b) */
+SYM_FUNC_START(modvlab_prov_asm_add)
+	leal	(%rdi,%rsi), %eax
+	RET
+SYM_FUNC_END(modvlab_prov_asm_add)
+EXPORT_SYMBOL(modvlab_prov_asm_add)

@@ -31,9 +31,9 @@ def main():
     args = ap.parse_args()
     sys.path.insert(0, TOP)
     loader = unittest.TestLoader()
-    suite = loader.discover(HERE, pattern="test_*.py", top_level_dir=TOP)
+    suite = loader.discover(HERE, pattern="test_*.py", top_level_dir=HERE)
     if args.e2e:
-        suite.addTests(loader.discover(HERE, pattern="e2e_*.py", top_level_dir=TOP))
+        suite.addTests(loader.discover(HERE, pattern="e2e_*.py", top_level_dir=HERE))
     runner = unittest.TextTestRunner(resultclass=CountingResult,
                                      verbosity=2 if args.verbose else 1,
                                      stream=sys.stdout)

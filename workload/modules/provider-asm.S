@@ -7,9 +7,19 @@
 #include <linux/linkage.h>
 #include <asm/export.h>
 
+#ifdef MODVLAB_PROVIDER_V2
+/* int modvlab_prov_asm_add(u64 packed): high half + low half */
+SYM_FUNC_START(modvlab_prov_asm_add)
+	movq	%rdi, %rax
+	shrq	$32, %rax
+	addl	%edi, %eax
+	RET
+SYM_FUNC_END(modvlab_prov_asm_add)
+#else
 /* int modvlab_prov_asm_add(int a, int b) */
 SYM_FUNC_START(modvlab_prov_asm_add)
 	leal	(%rdi,%rsi), %eax
 	RET
 SYM_FUNC_END(modvlab_prov_asm_add)
+#endif
 EXPORT_SYMBOL(modvlab_prov_asm_add)

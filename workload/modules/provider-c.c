@@ -12,7 +12,11 @@ EXPORT_SYMBOL(modvlab_prov_c_add);
 
 static int __init provider_init(void)
 {
+#ifdef MODVLAB_PROVIDER_V2
+	modvlab_check(modvlab_prov_asm_add((u64)2 << 32 | 3) == 5, "asm add v2");
+#else
 	modvlab_check(modvlab_prov_asm_add(2, 3) == 5, "asm add");
+#endif
 	modvlab_pass();
 	return 0;
 }

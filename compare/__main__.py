@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Command line of compare: `report` writes build/report/, `parse LOG` reads one console log offline."""
+import argparse
+import sys
+
+from . import classify, ktap, report
+
+
+def cmd_report(args):
+    rep, jpath, mpath = report.write(args.build)
+    n = len(rep["cases"])
+    print(f"compare: wrote {jpath} and {mpath} ({len(rep['arms'])} arms, {n} cases)")
+    for lab, v in rep["verdicts"].items():
+        bad = [f"{v[k]} {k}" for k in ("unsafe-load", "needless-refusal", "lab-error") if v.get(k)]
+        print(f"  {lab}: " + (", ".join(bad) if bad else "no wrong verdicts"))
+    return 0
+
+
+def _fmt(v):
+    return "-" if v is None else str(v)
+
+
+def cmd_parse(args):
+    try:
+        lines = ktap.read_log(args.log)
+    except OSError as e:
+        raise report.InputError(f"{args.log}: {e.strerror or e}") from None
+    run = ktap.parse(lines, boot_status=args.boot_status)
+    numbers = sorted(set(run.attempts) | set(range(1, (run.planned or 0) + 1)))
+    for n in numbers:
+        att = run.attempts.get(n)
+        outcome, reason, where, _ = classify.judge(run, att)
+        res = att and att.result
+        name = att.name if att else "?"
+        if res:
+            taint = _fmt(res.kv.get("taint"))
+            letters = classify.decode_taint(res.taint)
+            taint += f"({letters})" if letters else ""
+            fields = [res.token, res.errno, taint, _fmt(res.ns)]
+        else:
+            fields = ["-", "-", "-", "-"]
+        tail = f"  # {'line %d: ' % where if where else ''}{reason}" if reason else ""
+        print(f"{n} {name} " + " ".join(fields) + f" {outcome}{tail}")
+    for p in run.problems:
+        print(f"problem: {p}")
+    print(f"status: {run.status.value} ({run.detail})")
+    return 0 if run.status is ktap.Status.OK else 1
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="compare", description=__doc__.split(":", 1)[1].strip())
+    sub = ap.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
+    p = sub.add_parser("report", help="write BUILD/report/report.json and report.md")
+    p.add_argument("--build", default="build", metavar="DIR",
+                   help="the build directory holding arms/ (default: ./build)")
+    p.set_defaults(func=cmd_report)
+    p = sub.add_parser("parse", help="parse one console log and print its cases; "
+                       "exit 1 unless the run is complete")
+    p.add_argument("log", metavar="LOG", help="a guest console log (arms/<arm>/boot/<boot>.log)")
+    p.add_argument("--boot-status", choices=["exited", "timeout", "qemu-error", "unfinished"],
+                   help="the runner's status of that boot (tells a timeout from a crash)")
+    p.set_defaults(func=cmd_parse)
+    args = ap.parse_args(argv)
+    try:
+        return args.func(args)
+    except report.InputError as e:
+        print(f"compare: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

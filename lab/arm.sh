@@ -67,5 +67,8 @@ if ! "$TOP/lab/cputime.py" "$A/build.json" -- \
 	>"$logs/build.log" 2>&1; then
 	die "build of $arm failed: $(grep -m1 -e 'error:' -e 'Error ' "$logs/build.log") (log: $logs/build.log)"
 fi
-[ -n "$fresh" ] && cp "$A/build.json" "$A/build-clean.json"
+if [ -n "$fresh" ]; then
+	cp "$A/build.json" "$A/build-clean.json"
+	cp "$logs/build.log" "$logs/build-clean.log"
+fi
 done_step

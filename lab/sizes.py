@@ -51,6 +51,40 @@ def symvers(path):
     return exports, unversioned
 
 
+# modpost's words for an export or import without a CRC, before and after
+# series-keep ("version generation failed", "has no CRC!" / "has no CRC:")
+MISSING_CRC_RE = re.compile(r"version generation failed|has no CRC")
+
+
+def missing_crc_lines(path, section=None):
+    """modpost's missing-CRC messages in a log; with section, only between
+    the "== section" marker workload/build.sh writes and the next one."""
+    if not os.path.isfile(path):
+        return None
+    n, inside = 0, section is None
+    with open(path, errors="replace") as f:
+        for line in f:
+            if section is not None and line.startswith("== "):
+                inside = line.split()[1].rstrip(":") == section
+            elif inside and MISSING_CRC_RE.search(line):
+                n += 1
+    return n
+
+
+def zero_crcs(path):
+    """Exports dumped with CRC 0 (no CRC): their count and the first names."""
+    if not os.path.isfile(path):
+        return None
+    with open(path) as f:
+        names = [l.split("\t")[1] for l in f if l.startswith("0x00000000\t")]
+    return {"count": len(names), "names": names[:20]}
+
+
+def modversions(obj):
+    with open(os.path.join(obj, ".config")) as f:
+        return "CONFIG_MODVERSIONS=y\n" in f.read()
+
+
 def main(argv):
     if len(argv) != 1:
         sys.exit("usage: sizes.py ARM")
@@ -70,6 +104,14 @@ def main(argv):
         "kcrctab_bytes": secs.get("__kcrctab", 0) + secs.get("__kcrctab_gpl", 0),
         "ksymtab_bytes": secs.get("__ksymtab", 0) + secs.get("__ksymtab_gpl", 0),
         "modules": {},
+        # completeness audit: exports without a CRC, and modpost's messages
+        # about them (kernel build log, the workload's main M= build)
+        "audit": None if not modversions(obj) else {
+            "vmlinux_zero_crc": zero_crcs(os.path.join(obj, "Module.symvers")),
+            "workload_zero_crc": zero_crcs(os.path.join(adir, "mods", "main", "Module.symvers")),
+            "kernel_missing_crc_msgs": missing_crc_lines(os.path.join(adir, "logs", "build-clean.log")),
+            "workload_missing_crc_msgs": missing_crc_lines(os.path.join(adir, "logs", "modules.log"), "main"),
+        },
     }
     for ko in sorted(glob.glob(os.path.join(adir, "mods", "*", "*.ko"))):
         name = os.path.relpath(ko, os.path.join(adir, "mods"))[:-3]

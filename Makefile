@@ -8,7 +8,11 @@ B      ?= $(TOP)/build
 ACCEL  ?= tcg
 TIMEOUT ?= 120
 JOBS   ?= $(shell nproc)
-export TOP B ACCEL TIMEOUT JOBS
+# kernel generations to build and boot (workload/gens/gens.tsv); empty = all
+GENS   ?=
+# make test runs a reduced but real set (G0 always runs)
+TEST_GENS ?= G1 G2 G4
+export TOP B ACCEL TIMEOUT JOBS GENS
 
 ALL_ARMS := nomodv base keep remove
 # The pristine arms always; a series arm once its series file exists.
@@ -37,6 +41,8 @@ help:
 	@echo '  ACCEL=$(ACCEL)         tcg (default) or kvm (opt-in; hangs on these hosts)'
 	@echo '  TIMEOUT=$(TIMEOUT)       seconds before a guest is killed'
 	@echo '  JOBS=$(JOBS)            parallel kbuild jobs'
+	@echo '  GENS=$(GENS)             kernel generations to run (default: all in workload/gens/)'
+	@echo '  TEST_GENS=$(TEST_GENS)   the generations make test runs'
 	@echo '  B=$(B)'
 	@echo '               build folder; ccache lives in ~/.cache/modvlab'
 
@@ -46,11 +52,13 @@ deps:
 tree: deps
 	@sh lab/tree.sh
 
-# build-ARM: kernel (O= per arm, incremental), workload modules, sizes
+# build-ARM: kernel (O= per arm, incremental), workload modules, sizes (of
+# the release, G0), then the kernel generations and their probe users
 build-%: tree
 	@sh lab/arm.sh $*
 	@sh workload/build.sh $*
 	@python3 lab/sizes.py $*
+	@sh lab/gens.sh $*
 
 $(ALL_ARMS): %: build-%
 	@sh lab/run.sh $*
@@ -75,7 +83,7 @@ unit:
 # build that fails can never be judged by a previous run's report.
 test: deps
 	@rm -rf "$(B)/report" $(addprefix "$(B)/arms/,$(addsuffix /boot",$(ARMS)))
-	@$(MAKE) --no-print-directory compare || true
+	@$(MAKE) --no-print-directory compare GENS="$(TEST_GENS)" || true
 	@python3 tests/run.py --e2e
 
 clean:

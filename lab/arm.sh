@@ -20,7 +20,9 @@ if [ -f "$series/series" ]; then
 	patches=$(grep -v -e '^#' -e '^[[:space:]]*$' "$series/series" |
 		sed "s|^|$series/|")
 fi
-series_id=$(cat /dev/null $patches | sha256sum | cut -c1-16)
+# then the lab's probe exports, identical in every arm (workload/probe/)
+probe=$(ls "$TOP"/workload/probe/*.patch)
+series_id=$(cat /dev/null $patches $probe | sha256sum | cut -c1-16)
 if [ ! -d "$src/.git" ] && [ ! -f "$src/.git" ]; then
 	git -C "$TREE" worktree prune
 	git -C "$TREE" worktree add -q --detach "$src" pristine >"$logs/worktree.log" 2>&1 ||
@@ -28,7 +30,7 @@ if [ ! -d "$src/.git" ] && [ ! -f "$src/.git" ]; then
 	rm -f "$A/series.id"
 fi
 if [ "$(cat "$A/series.id" 2>/dev/null)" != "$series_id" ]; then
-	step AM "$arm: $(echo $patches | wc -w) patches"
+	step AM "$arm: $(echo $patches | wc -w) patches + probe"
 	gs() { git -C "$src" -c user.name=modvlab -c user.email=modvlab@localhost "$@"; }
 	gs am --abort >/dev/null 2>&1 || true
 	gs reset -q --hard pristine
@@ -38,6 +40,10 @@ if [ "$(cat "$A/series.id" 2>/dev/null)" != "$series_id" ]; then
 		gs am -q $patches >"$logs/am.log" 2>&1 ||
 			die "series-$arm does not apply: $(grep -m1 -e error -e 'Patch failed' "$logs/am.log") (log: $logs/am.log)"
 	fi
+	git -C "$src" tag -f "arm/$arm" >/dev/null	# the arm without the lab probe
+	# shellcheck disable=SC2086
+	gs am -q $probe >>"$logs/am.log" 2>&1 ||
+		die "workload/probe does not apply on $arm (log: $logs/am.log)"
 	echo "$series_id" > "$A/series.id"
 	rm -f "$A/config.id"
 	done_step
@@ -67,6 +73,9 @@ if ! "$TOP/lab/cputime.py" "$A/build.json" -- \
 	>"$logs/build.log" 2>&1; then
 	die "build of $arm failed: $(grep -m1 -e 'error:' -e 'Error ' "$logs/build.log") (log: $logs/build.log)"
 fi
+# G0, the release: kept apart, since generations rebuild obj/ in place
+mkdir -p "$A/kernels/G0"
+cp "$obj/arch/x86/boot/bzImage" "$obj/Module.symvers" "$A/kernels/G0/"
 if [ -n "$fresh" ]; then
 	cp "$A/build.json" "$A/build-clean.json"
 	cp "$logs/build.log" "$logs/build-clean.log"

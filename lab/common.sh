@@ -11,7 +11,7 @@ export CCACHE_DIR
 export CCACHE_BASEDIR=$B CCACHE_NOHASHDIR=1
 # Reproducible kernel builds (and so ccache hits on init/version.c too).
 export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026'
-export KBUILD_BUILD_USER=modvlab KBUILD_BUILD_HOST=modvlab
+export KBUILD_BUILD_USER=modvlab KBUILD_BUILD_HOST=modvlab KBUILD_BUILD_VERSION=1
 # Set but empty: no "+" appended to the release for a git tree (setlocalversion).
 export LOCALVERSION=
 JOBS=${JOBS:-$(nproc)}

@@ -74,7 +74,7 @@ class TestSeries(unittest.TestCase):
         for arm in SERIES:
             with self.subTest(arm=arm):
                 src = os.path.join(B, "arms", arm, "src")
-                r = subprocess.run(["git", "-C", src, "log", "--format=%s", "pristine..HEAD"],
+                r = subprocess.run(["git", "-C", src, "log", "--format=%s", "pristine..arm/" + arm],
                                    capture_output=True, text=True)
                 self.assertEqual(r.returncode, 0, r.stderr)
                 subjects = list(reversed(r.stdout.splitlines()))

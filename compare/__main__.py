@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Command line of compare: `report` writes build/report/, `parse LOG` reads one console log offline."""
+"""Command line of compare: `report` writes build/report/ (json, md, html), `parse LOG` reads one console log offline."""
 import argparse
 import sys
 
@@ -7,9 +7,9 @@ from . import classify, ktap, report
 
 
 def cmd_report(args):
-    rep, jpath, mpath = report.write(args.build)
+    rep, jpath, mpath, hpath = report.write(args.build)
     n = len(rep["cases"])
-    print(f"compare: wrote {jpath} and {mpath} ({len(rep['arms'])} arms, {n} cases)")
+    print(f"compare: wrote {jpath}, {mpath} and {hpath} ({len(rep['arms'])} arms, {n} cases)")
     for lab, v in rep["verdicts"].items():
         bad = [f"{v[k]} {k}" for k in ("unsafe-load", "needless-refusal", "lab-error") if v.get(k)]
         print(f"  {lab}: " + (", ".join(bad) if bad else "no wrong verdicts"))
@@ -50,7 +50,7 @@ def cmd_parse(args):
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="compare", description=__doc__.split(":", 1)[1].strip())
     sub = ap.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
-    p = sub.add_parser("report", help="write BUILD/report/report.json and report.md")
+    p = sub.add_parser("report", help="write BUILD/report/report.json, report.md and report.html")
     p.add_argument("--build", default="build", metavar="DIR",
                    help="the build directory holding arms/ (default: ./build)")
     p.set_defaults(func=cmd_report)

@@ -1,20 +1,28 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Build build/report/report.json and report.md from the arms' plans, boot logs and build facts.
+"""Build build/report/report.json, report.md and report.html from the arms' plans, boot logs and build facts.
 
 Inputs (written by lab/): build/arms/<arm>/plan.json, boot/<boot>.log and
-boot/<boot>.json, build.json, build-clean.json, sizes.json; build/provenance.json.
-Only what the inputs say is reported; a fact that is missing is null.
+boot/<boot>.json, build.json, build-clean.json, sizes.json; build/provenance.json;
+and the generations' declaration, workload/gens/gens.tsv, next to this package.
+Only what the inputs say is reported; a fact that is missing is null (and "–"
+in report.md and report.html).
 """
 import json
 import os
 import pathlib
 
-from . import classify, ktap
+from . import classify, doc, ktap
 
 ARM_ORDER = ["nomodv", "base", "keep", "remove"]
 SIZE_KEYS = ["bzimage_bytes", "exports", "unversioned_exports", "kcrctab_bytes"]
 VMLINUX_KEYS = ["text", "data", "bss"]
-SERIES_KEYS = ["patches", "added", "removed"]
+SERIES_KEYS = ["patches", "files", "added", "removed"]
+# The generation every module of the foundation cases is built for and every
+# generation's update is measured against (qemu/plan.py's boot "G0").
+RELEASE = "G0"
+# Modules whose sizes are summed as "the workload" in the code-size table.
+WORKLOAD_SET = "main/"
+GENS_TSV = pathlib.Path(__file__).resolve().parent.parent / "workload" / "gens" / "gens.tsv"
 # Plan fields copied into each case record, in this order (others follow).
 PLAN_FIELDS = ["case", "n", "boot", "built_for", "loaded_into", "built_by", "module",
                "flags", "deps", "expected", "note"]
@@ -58,7 +66,8 @@ def arm_record(adir):
     """Build facts and sizes of one arm; every missing fact is null."""
     build = load_json(adir / "build.json")
     clean = load_json(adir / "build-clean.json")
-    sizes = load_json(adir / "sizes.json") or {}
+    raw_sizes = load_json(adir / "sizes.json")
+    sizes = raw_sizes or {}
     if not isinstance(sizes, dict):
         raise InputError(f"{adir / 'sizes.json'}: not a JSON object")
     for name, rec in (("build.json", build), ("build-clean.json", clean)):
@@ -79,10 +88,26 @@ def arm_record(adir):
     ser = sizes.get("series") if isinstance(sizes.get("series"), dict) else {}
     rec["series"] = {k: ser.get(k) for k in SERIES_KEYS} | ser
     rec["modules"] = sizes.get("modules") or {}
+    rec["workload"] = workload_sizes(rec["modules"]) if rec["modules"] else None
     for k, v in sizes.items():
         rec.setdefault(k, v)
+    rec["sizes"] = raw_sizes
     rec["boots"] = {}
     return rec
+
+
+def workload_sizes(modules):
+    """Sum of .ko and __versions bytes over the workload's main/ modules."""
+    mine = {m: v for m, v in modules.items()
+            if m.startswith(WORKLOAD_SET) and isinstance(v, dict)}
+    if not mine:
+        return None
+
+    def total(key):
+        vals = [v.get(key) for v in mine.values()]
+        return None if any(not isinstance(x, int) for x in vals) else sum(vals)
+    return {"set": WORKLOAD_SET.rstrip("/"), "modules": len(mine),
+            "ko_bytes": total("ko_bytes"), "versions_bytes": total("versions_bytes")}
 
 
 def read_boot(adir, boot):
@@ -209,7 +234,21 @@ def arm_cases(arm, adir, plan, arec):
         c = dict(c)
         if c.get("policy") is None:
             c["policy"] = plan.get("policy")
+        if c.get("boot") is None:
+            c["boot"] = c.get("loaded_into")
         out.append(not_run_record(arm, c))
+    planned = plan.get("boots") or {}
+    if not isinstance(planned, dict):
+        raise InputError(f"{adir / 'plan.json'}: 'boots' is not an object")
+    boots = {}
+    for boot, b in planned.items():   # the plan's order, its facts under "plan"
+        rec = arec["boots"].get(boot) or {
+            "status": None, "rc": None, "wall_s": None, "accel": None,
+            "log": f"arms/{arm}/boot/{boot}.log", "run": None,
+            "detail": "nothing planned in it", "planned": 0, "results": 0}
+        rec["plan"] = b if isinstance(b, dict) else None
+        boots[boot] = rec
+    arec["boots"] = boots | {k: v for k, v in arec["boots"].items() if k not in boots}
     return out
 
 
@@ -242,11 +281,69 @@ def collect(build):
                                           dict.fromkeys(classify.VERDICT_KEYS, 0))
         v[c["verdict"]] = v.get(c["verdict"], 0) + 1
     report["costs"] = costs(report["cases"])
+    report["generations"] = generations(report["cases"], read_gens(GENS_TSV))
     accels = sorted({b["accel"] for a in report["arms"].values()
                      for b in a["boots"].values() if b.get("accel")})
     if accels and "accel" not in prov:
         report["provenance"]["accel"] = ",".join(accels)
     return report
+
+
+def gen_key(gen):
+    """Sort key of a generation name: "G2" < "G10"; unknown shapes after, by name."""
+    g = str(gen)
+    digits = g.lstrip("Gg")
+    return (0, int(digits), g) if digits.isdigit() else (1, 0, g)
+
+
+def read_gens(path):
+    """The generations' declaration (workload/gens/gens.tsv), {} if it is not there."""
+    try:
+        text = pathlib.Path(path).read_text(encoding="utf-8")
+    except OSError:
+        return {}
+    gens = {}
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        cols = line.split("\t")
+        if len(cols) != 5:
+            continue
+        gen, patch, changes, removes, note = cols
+        syms = lambda v: [] if v == "-" else v.split(",")
+        gens[gen] = {"patch": patch, "changes": syms(changes), "removes": syms(removes),
+                     "note": note}
+    return gens
+
+
+def generations(cases, declared):
+    """The generations the plans booted, with what each changed and where it ran.
+
+    note: the plans' gen_note (what was run), else the declaration's;
+    changes/removes: from the declaration, null when it does not list the generation.
+    """
+    gens = {}
+    for c in cases:
+        g = c.get("loaded_into")
+        if not g or g == RELEASE:
+            continue
+        rec = gens.setdefault(g, {"note": None, "changes": None, "removes": None,
+                                  "patch": None, "labels": []})
+        if rec["note"] is None and c.get("gen_note"):
+            rec["note"] = c["gen_note"]
+        lab = label(c["arm"], c["policy"])
+        if lab not in rec["labels"]:
+            rec["labels"].append(lab)
+    for g in declared:           # declared, but no plan booted it
+        gens.setdefault(g, {"note": None, "changes": None, "removes": None,
+                            "patch": None, "labels": []})
+    for g, rec in gens.items():
+        d = declared.get(g) or {}
+        for k in ("changes", "removes", "patch"):
+            rec[k] = d.get(k)
+        if rec["note"] is None:
+            rec["note"] = d.get("note")
+    return {g: gens[g] for g in sorted(gens, key=gen_key)}
 
 
 def costs(cases):
@@ -259,172 +356,513 @@ def costs(cases):
     return {"load_ns": load} if load else {}
 
 
-# --- Markdown ---------------------------------------------------------------
+# --- rendering: one document, two formats ----------------------------------
 
 # Provenance shown on the report's first line (all of it is in report.json).
-PROV_KEYS = ["tree", "config_sha256", "accel", "gcc", "qemu", "modvlab_commit", "date"]
+PROV_KEYS = ["tree", "config_sha256", "accel", "gcc", "binutils", "qemu", "modvlab_commit",
+             "date"]
 
 MARKS = {"correct-load": "✓", "correct-refusal": "✓", "needless-refusal": "✗ NEEDLESS",
          "unsafe-load": "✗ UNSAFE", "lab-error": "✗ LAB-ERROR", "no-verdict": "· no verdict"}
+# A cell holding several cases is coloured by its worst verdict.
+SEVERITY = ["unsafe-load", "lab-error", "needless-refusal", "no-verdict", "correct-refusal",
+            "correct-load"]
+LEGEND = ("✓ right; ✗ UNSAFE = an incompatible module got in; ✗ NEEDLESS = a compatible "
+          "module was kept out; ✗ LAB-ERROR = the lab misbehaved (a compatible module failed "
+          "its self-test or crashed the kernel); · no verdict = not run, timed out, setup "
+          "failed; – = no such case in that column. The kernel's reason for each cell is in "
+          "Reasons (and the cell's tooltip in report.html).")
+NONE = "–"
+C = doc.Code
 
 
-def _cell(text):
-    return str(text).replace("|", "\\|").replace("\n", " ")
+def _num(v, digits=None):
+    if v is None or isinstance(v, bool):
+        return NONE
+    if isinstance(v, int):
+        return f"{v:,}"
+    if isinstance(v, float) and digits is not None:
+        return f"{v:,.{digits}f}"
+    return str(v)
 
 
-def _code(text):
-    return "`" + str(text).replace("`", "'") + "`"
-
-
-def _num(v):
-    return "–" if v is None else (f"{v:,}" if isinstance(v, int) else str(v))
-
-
-def _delta(v, base):
+def _delta(v, base, is_base=False):
+    """"1,000 (+10)": a value and its difference to base's (none on base's own row)."""
     s = _num(v)
-    if isinstance(v, (int, float)) and isinstance(base, (int, float)) and v != base:
-        d = v - base
-        s += f" ({d:+,})" if isinstance(d, int) else f" ({d:+.1f})"
-    return s
+    if is_base or not isinstance(v, (int, float)) or not isinstance(base, (int, float)) \
+            or isinstance(v, bool) or isinstance(base, bool):
+        return s
+    d = v - base
+    if d == 0:
+        return s + " (±0)"
+    return s + (f" ({d:+,})" if isinstance(d, int) else f" ({d:+,.1f})")
+
+
+def _n(n, what):
+    """"1 case", "2 cases"."""
+    return f"{n} {what}" + ("" if n == 1 else "s")
 
 
 def _flow(c):
     return f"{c.get('built_for') or '?'} → {c.get('loaded_into') or '?'}"
 
 
-def _columns(report):
-    cols = []
-    for c in report["cases"]:
+def _labels(cases):
+    out = []
+    for c in cases:
         lab = label(c["arm"], c["policy"])
-        if lab not in cols:
-            cols.append(lab)
-    return cols
+        if lab not in out:
+            out.append(lab)
+    return out
 
 
-def render_md(report):
-    prov, cases, cols = report["provenance"], report["cases"], _columns(report)
-    out = ["# modvlab report", ""]
+def _columns(report):
+    return _labels(report["cases"])
+
+
+def section_of(c):
+    """Which part of the report a case belongs to: update, rebuilt or release."""
+    into, built = c.get("loaded_into"), c.get("built_for")
+    if into and into != RELEASE and built == RELEASE:
+        return "update"       # the distributor's update, the old out-of-tree module
+    if into and into != RELEASE and built == into:
+        return "rebuilt"      # the module rebuilt for that generation (sanity)
+    return "release"
+
+
+def probe_name(c):
+    """The probe user of a generation case: "g2-probe-c" -> "probe-c"."""
+    name, into = c["case"], str(c.get("loaded_into") or "")
+    prefix = into.lower() + "-"
+    if into and name.startswith(prefix):
+        name = name[len(prefix):]
+    return name[:-len("-rebuilt")] if name.endswith("-rebuilt") else name
+
+
+def _worst(verdicts):
+    return min(verdicts, key=lambda v: SEVERITY.index(v) if v in SEVERITY else len(SEVERITY))
+
+
+def outcome_cell(cs, show_expected=False):
+    """The cell of one or more cases: outcome + mark; coloured by verdict, reason as tooltip."""
+    if not cs:
+        return doc.Cell([NONE], cls="none")
+    lines = []
+    for c in cs:
+        line = [C(c["outcome"]), " " + MARKS.get(c["verdict"], str(c["verdict"]))]
+        if show_expected:
+            line.append(f" ({c['expected'] or '?'})")
+        lines.append(line)
+    title = " | ".join(f"{c['case']}: {c['reason']}" if len(cs) > 1 else str(c["reason"])
+                       for c in cs if c.get("reason")) or None
+    return doc.Cell(lines, cls=_worst([c["verdict"] for c in cs]), title=title)
+
+
+def _matrix(rows, cols, lead_head, align):
+    """rows: [(lead cells, {label: [cases]}, expected set)] -> a doc.Table."""
+    body = []
+    for lead, cells, expected in rows:
+        varies = len(expected) > 1
+        body.append(lead + [outcome_cell(cells.get(col, []), show_expected=varies)
+                            for col in cols])
+    return doc.Table(lead_head + cols, body, align=align, cls="matrix")
+
+
+def _expected_text(expected):
+    return "varies" if len(expected) > 1 else (next(iter(expected)) or "?")
+
+
+def _names(cs):
+    out = []
+    for i, c in enumerate(cs):
+        out += ([", "] if i else []) + [C(c["case"])]
+    return out
+
+
+def provenance_line(report):
+    prov = report["provenance"]
     items = []
     keys = [k for k in PROV_KEYS if k in prov] or list(prov)
     for k in keys:
         v = prov[k]
         if isinstance(v, (str, int, float)) and not isinstance(v, bool):
             v = str(v)
-            items.append(f"{k} {_code(v[:12] + '…' if k.endswith('sha256') else v)}")
-    items.append(f"{len(report['arms'])} arms, {len(cases)} cases")
-    out += ["Provenance: " + ", ".join(items) + ".", ""]
+            items += [f"{k} ", C(v[:12] + "…" if k.endswith("sha256") else v), ", "]
+    items.append(f"{len(report['arms'])} arms, {len(report['cases'])} cases.")
+    return doc.P(["Provenance: "] + items)
 
-    # 1. the matrix
-    out += ["## Load outcomes", "",
-            "Each cell: what the kernel of that arm did with the module, and whether it was "
-            "right: ✓ correct; ✗ UNSAFE = an incompatible module got in; "
-            "✗ NEEDLESS = a compatible module was kept out; ✗ LAB-ERROR = the lab "
-            "misbehaved (a compatible module failed its self-test or crashed); "
-            "· = no verdict (not run, timeout, setup failed).", ""]
-    rows = {}
+
+def verdict_blocks(report):
+    cases, out = report["cases"], [doc.H(2, "Verdicts")]
+    labels = list(report["verdicts"])
+    out.append(doc.P("Per arm, and per distributor policy where the arm has one, over every "
+                     "case it ran: a correct load or refusal is right; a needless refusal "
+                     "kept a compatible module out; an unsafe load let an incompatible one in."))
+    rows = []
+    for lab in labels:
+        v = report["verdicts"][lab]
+        row = [doc.Cell([doc.Bold(lab)])]
+        for k in classify.VERDICT_KEYS:
+            n = v.get(k, 0)
+            bad = k in ("unsafe-load", "needless-refusal", "lab-error") and n
+            row.append(doc.Cell([str(n)], cls=k if bad else None))
+        rows.append(row + [str(sum(v.values()))])
+    out.append(doc.Table(["arm/policy", "correct loads", "correct refusals", "needless refusals",
+                          "unsafe loads", "lab errors", "no verdict", "cases"], rows,
+                         align="lrrrrrrr", cls="verdicts"))
+    items = []
+    for lab in labels:
+        mine = [c for c in cases if label(c["arm"], c["policy"]) == lab]
+        parts = []
+        for verdict, what in (("unsafe-load", "UNSAFE (let in): "),
+                              ("needless-refusal", "NEEDLESS (kept out): "),
+                              ("lab-error", "lab errors: ")):
+            hit = [c for c in mine if c["verdict"] == verdict]
+            if hit:
+                parts += (["; "] if parts else []) + [what] + _names(hit)
+        items.append([doc.Bold(lab), ": "]
+                     + (parts or ["no unsafe loads, no needless refusals"]))
+    if items:
+        out.append(doc.UL(items))
+    return out
+
+
+def update_blocks(report):
+    cases = [c for c in report["cases"] if section_of(c) == "update"]
+    gens = report.get("generations") or {}
+    out = [doc.H(2, f"Kernel updates: does the module built for {RELEASE} still load, "
+                    "and should it?")]
+    out.append(doc.P(f"A distributor ships generation Gn; the out-of-tree module built for "
+                     f"{RELEASE} stays. One row per generation and probe user (the copy built "
+                     f"for {RELEASE}); \"expected\" follows from what the generation declares "
+                     "it changed, never from an outcome. " + LEGEND))
+    if not cases:
+        out.append(doc.P("No generation boots in these arms."))
+    else:
+        cols = _labels(cases)
+        groups = {}
+        for c in cases:
+            key = (c.get("loaded_into"), probe_name(c))
+            row = groups.setdefault(key, {"cells": {}, "expected": set()})
+            row["cells"].setdefault(label(c["arm"], c["policy"]), []).append(c)
+            row["expected"].add(c["expected"])
+        order = sorted(groups, key=lambda k: gen_key(k[0]))   # stable: probe order kept
+        rows, seen = [], set()
+        for gen, probe in order:
+            g = groups[(gen, probe)]
+            if gen in seen:
+                what = [""]
+            else:
+                seen.add(gen)
+                note = (gens.get(gen) or {}).get("note") or next(
+                    (c.get("gen_note") for cs in g["cells"].values() for c in cs
+                     if c.get("gen_note")), None)
+                what = [note or NONE]
+                changed = (gens.get(gen) or {}).get("changes")
+                if changed:
+                    what += [" (changes "] + _names([{"case": s} for s in changed]) + [")"]
+            rows.append(([doc.Bold(gen), doc.Cell([what]), C(probe),
+                          _expected_text(g["expected"])], g["cells"], g["expected"]))
+        out.append(_matrix(rows, cols, ["generation", "what it changed", "probe user",
+                                        "expected"], "llll"))
+    arms_with = {c["arm"] for c in cases}
+    without = [a for a in report["arms"] if a not in arms_with]
+    notes = []
+    if cases and without:
+        notes.append("No generation boots: " + ", ".join(without) + ".")
+    idle = [g for g, rec in gens.items() if not rec.get("labels")]
+    if idle:
+        notes.append("Declared but booted by no arm: " + ", ".join(idle) + ".")
+    if notes:
+        out.append(doc.P(" ".join(notes)))
+    return out
+
+
+def release_blocks(report):
+    cases = [c for c in report["cases"] if section_of(c) == "release"]
+    out = [doc.H(2, f"Module cases on the release ({RELEASE})")]
+    if not cases:
+        return out + [doc.P("No cases.")]
+    out.append(doc.P("The foundation cases (workload/cases.tsv) and the probe users, loaded "
+                     "into each arm's release kernel; a from-<arm> case loads a module built "
+                     "against another arm."))
+    cols = _labels(cases)
+    flows = any(_flow(c) != f"{RELEASE} → {RELEASE}" for c in cases)
+    groups = {}
     for c in cases:
-        row = rows.setdefault(c["case"], {"first": c, "cells": {}, "expected": set()})
+        row = groups.setdefault(c["case"], {"first": c, "cells": {}, "expected": set()})
+        row["cells"].setdefault(label(c["arm"], c["policy"]), []).append(c)
         row["expected"].add(c["expected"])
-        mark = MARKS.get(c["verdict"], c["verdict"])
-        row["cells"].setdefault(label(c["arm"], c["policy"]), []).append(
-            (f"{_code(c['outcome'])} {mark}", c["expected"]))
-    out.append("| case | expected | built → loaded | " + " | ".join(cols) + " |")
-    out.append("|---|---|---|" + "---|" * len(cols))
-    for name, row in rows.items():
-        varies = len(row["expected"]) > 1   # then each cell says what it expected
-        exp = "varies" if varies else row["expected"].pop()
-        cells = [_cell("<br>".join(f"{text} ({e})" if varies else text
-                                   for text, e in row["cells"].get(col, [("–", None)])))
-                 for col in cols]
-        out.append(f"| {_cell(name)} | {exp or '?'} | {_flow(row['first'])} | "
-                   + " | ".join(cells) + " |")
-    out.append("")
+    rows = []
+    for name, g in groups.items():
+        lead = [C(name), _expected_text(g["expected"])]
+        if flows:
+            lead.append(_flow(g["first"]))
+        rows.append((lead, g["cells"], g["expected"]))
+    head = ["case", "expected"] + (["built → loaded"] if flows else [])
+    out.append(_matrix(rows, cols, head, "l" * len(head)))
+    notes = [[C(name), ": ", g["first"].get("note")] for name, g in groups.items()
+             if g["first"].get("note")]
+    if notes:
+        out.append(doc.Details("What each case shows", [doc.UL(notes)]))
+    return out
 
-    # 2. verdicts
-    out += ["## Verdicts", "",
-            "| arm | correct loads | correct refusals | needless refusals | unsafe loads "
-            "| lab errors | no verdict | cases |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|"]
-    for lab, v in report["verdicts"].items():
-        out.append(f"| {lab} | " + " | ".join(str(v.get(k, 0)) for k in classify.VERDICT_KEYS)
-                   + f" | {sum(v.values())} |")
-    out.append("")
-    wrong = []
-    for lab in cols:
-        mine = [c for c in cases if label(c["arm"], c["policy"]) == lab]
-        for verdict, what in (("unsafe-load", "let in"), ("needless-refusal", "kept out"),
-                              ("lab-error", "lab error on")):
-            names = [f"{c['case']} ({_flow(c)}, {c['outcome']})"
-                     for c in mine if c["verdict"] == verdict]
-            if names:
-                wrong.append(f"- **{lab}** {what}: " + "; ".join(names))
-    out += (wrong or ["No unsafe loads and no needless refusals."]) + [""]
 
-    # 3. reasons
-    out += ["## Reasons", ""]
-    for lab in cols:
+def sanity_blocks(report):
+    cases = [c for c in report["cases"] if section_of(c) == "rebuilt"]
+    out = [doc.H(2, "Sanity: modules rebuilt for each generation")]
+    if not cases:
+        return out + [doc.P("No rebuilt modules in these arms.")]
+    out.append(doc.P("The probe users rebuilt against each generation and loaded into it; "
+                     "each should do what the generation's declaration expects."))
+    items, bad = [], []
+    for lab in _labels(cases):
         mine = [c for c in cases if label(c["arm"], c["policy"]) == lab]
-        out += [f"<details><summary><b>{lab}</b>: the kernel's reason for each of "
-                f"{len(mine)} cases</summary>", ""]
+        ok = [c for c in mine if c["verdict"] in classify.CORRECT]
+        wrong = [c for c in mine if c["verdict"] not in classify.CORRECT]
+        bad += wrong
+        items.append([doc.Bold(lab), f": {len(ok)} of {len(mine)} rebuilt loads as expected"
+                      + (f"; {_n(len(wrong), 'exception')} below." if wrong else ".")])
+    out.append(doc.UL(items))
+    if bad:
+        rows = [[label(c["arm"], c["policy"]), C(c["case"]), _flow(c), c["expected"] or "?",
+                 doc.Cell([[C(c["outcome"]), " " + MARKS.get(c["verdict"], str(c["verdict"]))]],
+                          cls=c["verdict"]),
+                 C(c["reason"]) if c.get("reason") else NONE] for c in bad]
+        out.append(doc.Table(["arm/policy", "case", "built → loaded", "expected", "outcome",
+                              "reason"], rows, cls="matrix"))
+    return out
+
+
+def size_blocks(report):
+    arms = report["arms"]
+    base = arms.get("base")
+    out = [doc.H(2, "Code size vs base")]
+    b = base or {}
+    bv, bw, bs = b.get("vmlinux") or {}, b.get("workload") or {}, b.get("series") or {}
+    rows = []
+    for arm, a in arms.items():
+        is_base = arm == "base"
+        v, w, s = a.get("vmlinux") or {}, a.get("workload") or {}, a.get("series") or {}
+        built = {True: "yes", False: "FAILED", None: NONE}[a.get("built")]
+        rows.append([doc.Bold(arm), built]
+                    + [_delta(v.get(k), bv.get(k), is_base) for k in VMLINUX_KEYS]
+                    + [_delta(a.get(k), b.get(k), is_base)
+                       for k in ("bzimage_bytes", "exports", "unversioned_exports",
+                                 "kcrctab_bytes")]
+                    + [_delta(w.get(k), bw.get(k), is_base) for k in ("ko_bytes", "versions_bytes")]
+                    + [_num(s.get("patches")), _num(s.get("files")),
+                       NONE if s.get("added") is None else f"+{_num(s['added'])}",
+                       NONE if s.get("removed") is None else f"-{_num(s['removed'])}"])
+    out.append(doc.Table(["arm", "built", "vmlinux text", "data", "bss", "bzImage",
+                          "exports", "unversioned exports", "__kcrctab", "workload .ko",
+                          "workload __versions", "patches", "files", "added", "removed"],
+                         rows, align="llrrrrrrrrrrrrr", cls="sizes"))
+    counts = {arm: (a.get("workload") or {}).get("modules") for arm, a in arms.items()}
+    known = {n for n in counts.values() if n is not None}
+    if len(known) == 1 and None not in counts.values():
+        wtext = f"{known.pop()} modules in every arm"
+    else:
+        wtext = "modules per arm: " + ", ".join(f"{arm} {_num(n)}" for arm, n in counts.items())
+    out.append(doc.P(
+        "Bytes. " + ("(±n) is the difference to base. " if base else "No base arm: no "
+                     "differences. ")
+        + f"Workload = the sum over the {WORKLOAD_SET}* modules ({wtext}); series = the "
+        "arm's patches against the pristine tree (diffstat: files, lines added, removed); "
+        f"{NONE} = not measured."))
+    bloat_lines, measured = [], False
+    for arm, a in arms.items():
+        if arm == "base":
+            continue
+        bl = a.get("bloat_vs_base")
+        if isinstance(bl, dict):
+            measured = True
+            bloat_lines += [f"{arm}:", f"  {bl.get('summary') or NONE}",
+                            f"  {bl.get('total') or NONE}"]
+        else:
+            bloat_lines += [f"{arm}:", f"  {NONE}"]
+    if base and bloat_lines and not measured:
+        out.append(doc.P(["The tree's ", C("scripts/bloat-o-meter"), f": {NONE} (not measured "
+                          "for any arm)."]))
+    elif base and bloat_lines:
+        out.append(doc.P(["The tree's ", C("scripts/bloat-o-meter"), ", base's vmlinux → "
+                          "the arm's:"]))
+        out.append(doc.Pre("\n".join(bloat_lines)))
+        tops = [(arm, a["bloat_vs_base"].get("top")) for arm, a in arms.items()
+                if isinstance(a.get("bloat_vs_base"), dict) and a["bloat_vs_base"].get("top")]
+        if tops:
+            out.append(doc.Details("bloat-o-meter: the largest changes per arm",
+                                   [doc.Pre("\n".join(f"{arm}:\n" + "\n".join(
+                                       f"  {ln}" for ln in top) for arm, top in tops))]))
+    mods = sorted({m for a in arms.values() for m in (a.get("modules") or {})})
+    if mods:
+        rows = []
+        for m in mods:
+            cells = [C(m)]
+            for a in arms.values():
+                info = (a.get("modules") or {}).get(m) or {}
+                cells.append(f"{_num(info.get('ko_bytes'))} / {_num(info.get('versions_bytes'))}")
+            rows.append(cells)
+        out.append(doc.Details("Every module: .ko bytes / __versions bytes per arm",
+                               [doc.Table(["module"] + list(arms), rows,
+                                          align="l" + "r" * len(arms))]))
+    return out
+
+
+AUDIT_KEYS = [("vmlinux_zero_crc", "zero-CRC exports in vmlinux"),
+              ("workload_zero_crc", "zero-CRC exports in the workload"),
+              ("kernel_missing_crc_msgs", "modpost missing-CRC messages (kernel)"),
+              ("workload_missing_crc_msgs", "modpost missing-CRC messages (workload)")]
+
+
+def _audit_count(audit, key):
+    v = audit.get(key)
+    if isinstance(v, dict):
+        return v.get("count"), list(v.get("names") or [])
+    return (v if isinstance(v, int) else None), []
+
+
+def audit_blocks(report):
+    arms = report["arms"]
+    out = [doc.H(2, "Modversions completeness audit")]
+    audited = {arm: a["audit"] for arm, a in arms.items() if isinstance(a.get("audit"), dict)}
+    no_modv = [arm for arm, a in arms.items()
+               if isinstance(a.get("sizes"), dict) and "audit" in a["sizes"]
+               and a["sizes"]["audit"] is None]
+    unknown = [arm for arm in arms if arm not in audited and arm not in no_modv]
+    if audited:
+        out.append(doc.P("For the arms built with CONFIG_MODVERSIONS: exports that carry no "
+                         "CRC (a zero __crc_ value), and modpost's messages about missing "
+                         "CRCs while building the kernel and the workload."))
+        rows = []
+        for arm, au in audited.items():
+            row = [doc.Bold(arm)]
+            for key, _ in AUDIT_KEYS:
+                n, names = _audit_count(au, key)
+                line = [_num(n)]
+                if names:
+                    line += [": "] + _names([{"case": x} for x in names])
+                    if isinstance(n, int) and n > len(names):
+                        line.append(", …")
+                row.append(doc.Cell([line], cls="bad" if n else None))
+            rows.append(row)
+        out.append(doc.Table(["arm"] + [what for _, what in AUDIT_KEYS], rows,
+                             align="lrrrr", cls="audit"))
+        base = audited.get("base")
+        items = []
+        for arm, au in audited.items():
+            if arm == "base" or base is None:
+                continue
+            items.append([doc.Bold(arm), " relative to base: "] + audit_diff(base, au))
+        if items:
+            out.append(doc.UL(items))
+    else:
+        out.append(doc.P("No arm has audit data."))
+    notes = []
+    if no_modv:
+        notes.append("Not audited (no CONFIG_MODVERSIONS): " + ", ".join(no_modv) + ".")
+    if unknown:
+        notes.append(f"No audit data ({NONE}): " + ", ".join(unknown) + ".")
+    if notes:
+        out.append(doc.P(" ".join(notes)))
+    return out
+
+
+def audit_diff(base, other):
+    """Inline text: what changed in each audit count from base to another arm."""
+    parts = []
+    for key, what in AUDIT_KEYS:
+        b, bnames = _audit_count(base, key)
+        o, onames = _audit_count(other, key)
+        if not isinstance(b, int) or not isinstance(o, int):
+            continue
+        if b == o:
+            continue
+        part = [f"{what} {b:,} → {o:,}"]
+        gone = [n for n in bnames if n not in onames]
+        new = [n for n in onames if n not in bnames]
+        if gone:
+            part += [" (fixed: "] + _names([{"case": x} for x in gone]) + [")"]
+        if new:
+            part += [" (new: "] + _names([{"case": x} for x in new]) + [")"]
+        parts += (["; "] if parts else []) + part
+    return parts or ["the same counts as base."]
+
+
+def cost_blocks(report):
+    arms = report["arms"]
+    out = [doc.H(2, "Costs")]
+    bcpu = (arms.get("base") or {}).get("build_cpu_s")
+    rows = []
+    for arm, a in arms.items():
+        cpu = a.get("build_cpu_s")
+        build = a.get("build") or {}
+        source = NONE if not build else ("clean build" if build.get("clean") else "last build")
+        ratio = (f"{cpu / bcpu:.2f}×" if isinstance(cpu, (int, float))
+                 and isinstance(bcpu, (int, float)) and bcpu else NONE)
+        walls = [b.get("wall_s") for b in a["boots"].values()
+                 if isinstance(b.get("wall_s"), (int, float))]
+        ran = sum(1 for b in a["boots"].values() if b.get("run"))
+        rows.append([doc.Bold(arm), _num(cpu, 1), source, ratio, f"{ran} of {len(a['boots'])}",
+                     _num(round(sum(walls), 2)) if walls else NONE])
+    out.append(doc.Table(["arm", "build CPU s", "measured on", "× base", "boots run",
+                          "boot wall s (sum)"], rows, align="lrlrrr"))
+    load = report["costs"].get("load_ns") or {}
+    if load:
+        keys = sorted({k for v in load.values() for k in v},
+                      key=lambda k: (not k.isdigit(), int(k) if k.isdigit() else 0, k))
+        out += [doc.H(3, "Load cost (median ns per finit_module)"),
+                doc.Table(["arm/policy"] + keys,
+                          [[lab] + [_num(v.get(k)) for k in keys] for lab, v in load.items()],
+                          align="l" + "r" * len(keys))]
+    rows = []
+    for arm, a in arms.items():
+        for boot, b in a["boots"].items():
+            plan = b.get("plan") or {}
+            rows.append([arm, boot, _num(plan.get("kid")), _num(plan.get("policy")),
+                         _num(b.get("status")), _num(b.get("accel")), _num(b.get("wall_s")),
+                         b.get("run") or "never ran", b.get("detail") or NONE])
+    if rows:
+        out.append(doc.Details("Every boot", [doc.Table(
+            ["arm", "boot", "kernel", "policy", "runner", "accel", "wall s", "console log",
+             "results"], rows, align="llllllrll")]))
+    return out
+
+
+def reason_blocks(report):
+    cases, out = report["cases"], [doc.H(2, "Reasons")]
+    for lab in _columns(report):
+        mine = [c for c in cases if label(c["arm"], c["policy"]) == lab]
+        items = []
         for c in mine:
             extra = [f"boot {c['boot']}" if c.get("boot") else None,
                      f"errno {c['errno']}" if c.get("errno") not in (None, "0") else None,
                      f"taint +{c['taint_new']}" if c.get("taint_new") else None,
                      c.get("log")]
             extra = ", ".join(e for e in extra if e)
-            why = _code(c["reason"]) if c.get("reason") else "no kernel message"
-            out.append(f"- {_code(c['case'])} {_flow(c)}, {c['expected']}: "
-                       f"{_code(c['outcome'])} → {c['verdict']}. {why}"
-                       + (f" ({extra})" if extra else ""))
-        out += ["", "</details>", ""]
+            why = C(c["reason"]) if c.get("reason") else "no kernel message"
+            items.append([C(c["case"]), f" {_flow(c)}, {c['expected']}: ", C(c["outcome"]),
+                          f" → {c['verdict']}. ", why] + ([f" ({extra})"] if extra else []))
+        out.append(doc.Details([doc.Bold(lab), f": the kernel's reason for each of "
+                                               f"{_n(len(mine), 'case')}"], [doc.UL(items)]))
+    return out
 
-    # 4. build facts, sizes, boots, costs
-    out += ["## Build facts", ""]
-    arms = report["arms"]
-    base = arms.get("base", {})
-    bv = base.get("vmlinux") or {}
-    out += ["| arm | built | build CPU s | vmlinux text | data | bss | bzImage bytes "
-            "| exports | unversioned exports | __kcrctab bytes | series patches | +/- lines |",
-            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for arm, a in arms.items():
-        v, s = a.get("vmlinux") or {}, a.get("series") or {}
-        built = {True: "yes", False: "FAILED", None: "–"}[a.get("built")]
-        churn = ("–" if s.get("added") is None and s.get("removed") is None
-                 else f"+{_num(s.get('added'))}/-{_num(s.get('removed'))}")
-        out.append(f"| {arm} | {built} | {_num(a.get('build_cpu_s'))} | "
-                   + " | ".join(_delta(v.get(k), bv.get(k)) for k in VMLINUX_KEYS) + " | "
-                   + " | ".join(_delta(a.get(k), base.get(k)) for k in SIZE_KEYS)
-                   + f" | {_num(s.get('patches'))} | {churn} |")
-    out += ["", "Sizes in bytes; (±n) is the difference to base; – = not measured.", ""]
-    mods = sorted({m for a in arms.values() for m in (a.get("modules") or {})})
-    if mods:
-        out += ["| module | " + " | ".join(f"{a} .ko / __versions" for a in arms) + " |",
-                "|---|" + "---:|" * len(arms)]
-        for m in mods:
-            cells = []
-            for a in arms.values():
-                info = (a.get("modules") or {}).get(m) or {}
-                cells.append(f"{_num(info.get('ko_bytes'))} / {_num(info.get('versions_bytes'))}")
-            out.append(f"| {_cell(m)} | " + " | ".join(cells) + " |")
-        out.append("")
-    out += ["| arm | boot | runner | accel | wall s | console log | results |",
-            "|---|---|---|---|---:|---|---|"]
-    for arm, a in arms.items():
-        for boot, b in a["boots"].items():
-            out.append(f"| {arm} | {boot} | {_num(b.get('status'))} | {_num(b.get('accel'))} "
-                       f"| {_num(b.get('wall_s'))} | {b['run'] or 'never ran'} "
-                       f"| {_cell(b['detail'])} |")
-    out.append("")
-    load = report["costs"].get("load_ns") or {}
-    if load:
-        keys = sorted({k for v in load.values() for k in v},
-                      key=lambda k: (not k.isdigit(), int(k) if k.isdigit() else 0, k))
-        out += ["## Load cost (median ns per finit_module)", "",
-                "| arm | " + " | ".join(keys) + " |", "|---|" + "---:|" * len(keys)]
-        for lab, v in load.items():
-            out.append(f"| {lab} | " + " | ".join(_num(v.get(k)) for k in keys) + " |")
-        out.append("")
-    return "\n".join(out)
+
+def build_doc(report):
+    """The report as doc blocks, in reading order: verdicts first."""
+    return ([doc.H(1, "modvlab report"), provenance_line(report)]
+            + verdict_blocks(report) + update_blocks(report) + release_blocks(report)
+            + sanity_blocks(report) + size_blocks(report) + audit_blocks(report)
+            + cost_blocks(report) + reason_blocks(report))
+
+
+def render_md(report):
+    return doc.md(build_doc(report))
+
+
+def render_html(report):
+    tree = report["provenance"].get("tree")
+    return doc.html(build_doc(report), "modvlab report" + (f" ({tree})" if tree else ""))
 
 
 def _write(path, text):
@@ -434,14 +872,18 @@ def _write(path, text):
 
 
 def write(build):
-    """Collect and write DIR/report/report.json and report.md; returns their paths."""
+    """Collect and write DIR/report/report.json, report.md and report.html.
+
+    Returns (report, json path, md path, html path)."""
     report = collect(build)
     outdir = pathlib.Path(build) / "report"
+    md, page = render_md(report), render_html(report)
     try:
         outdir.mkdir(parents=True, exist_ok=True)
-        jpath, mpath = outdir / "report.json", outdir / "report.md"
+        jpath, mpath, hpath = outdir / "report.json", outdir / "report.md", outdir / "report.html"
         _write(jpath, json.dumps(report, indent=1, ensure_ascii=False) + "\n")
-        _write(mpath, render_md(report) + "\n")
+        _write(mpath, md)
+        _write(hpath, page)
     except OSError as e:
         raise InputError(f"cannot write {outdir}: {e}") from None
-    return report, jpath, mpath
+    return report, jpath, mpath, hpath

@@ -75,7 +75,7 @@ if ! "$TOP/lab/cputime.py" "$A/build.json" -- \
 fi
 # G0, the release: kept apart, since generations rebuild obj/ in place
 mkdir -p "$A/kernels/G0"
-cp "$obj/arch/x86/boot/bzImage" "$obj/Module.symvers" "$A/kernels/G0/"
+cp "$obj/arch/x86/boot/bzImage" "$obj/Module.symvers" "$obj/vmlinux" "$A/kernels/G0/"
 if [ -n "$fresh" ]; then
 	cp "$A/build.json" "$A/build-clean.json"
 	cp "$logs/build.log" "$logs/build-clean.log"

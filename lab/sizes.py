@@ -80,6 +80,38 @@ def zero_crcs(path):
     return {"count": len(names), "names": names[:20]}
 
 
+def series_stats(src, arm):
+    """The arm's series as a diffstat against the pristine tree."""
+    def git(*args):
+        return subprocess.run(["git", "-C", src, *args], capture_output=True,
+                              text=True, check=True).stdout
+    try:
+        patches = len(git("rev-list", "pristine..arm/" + arm).split())
+        added = removed = files = 0
+        for line in git("diff", "--numstat", "pristine", "arm/" + arm).splitlines():
+            a, r, _ = line.split("\t", 2)
+            files += 1
+            if a != "-":
+                added, removed = added + int(a), removed + int(r)
+    except (subprocess.CalledProcessError, ValueError):
+        return None
+    return {"patches": patches, "files": files, "added": added, "removed": removed}
+
+
+def bloat_vs_base(arm, vmlinux):
+    """The tree's scripts/bloat-o-meter, base's vmlinux against this arm's."""
+    base = os.path.join(B, "arms", "base", "kernels", "G0", "vmlinux")
+    tool = os.path.join(B, "linux", "scripts", "bloat-o-meter")
+    if arm == "base" or not os.path.isfile(base):
+        return None
+    r = subprocess.run([tool, base, vmlinux], capture_output=True, text=True)
+    if r.returncode:
+        return None
+    lines = r.stdout.splitlines()
+    return {"summary": lines[0] if lines else "", "total": lines[-1] if lines else "",
+            "top": lines[2:12]}
+
+
 def modversions(obj):
     with open(os.path.join(obj, ".config")) as f:
         return "CONFIG_MODVERSIONS=y\n" in f.read()
@@ -104,6 +136,8 @@ def main(argv):
         "kcrctab_bytes": secs.get("__kcrctab", 0) + secs.get("__kcrctab_gpl", 0),
         "ksymtab_bytes": secs.get("__ksymtab", 0) + secs.get("__ksymtab_gpl", 0),
         "modules": {},
+        "series": series_stats(os.path.join(adir, "src"), arm),
+        "bloat_vs_base": bloat_vs_base(arm, vmlinux),
         # completeness audit: exports without a CRC, and modpost's messages
         # about them (kernel build log, the workload's main M= build)
         "audit": None if not modversions(obj) else {

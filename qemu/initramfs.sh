@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build one boot's initramfs without root, with the tree's usr/gen_init_cpio:
 # base layout, busybox, the loader, the modules, the plan. Pinned timestamps.
-# usage: initramfs.sh ARM BOOT   (after qemu/plan.py ARM BOOT)
+# usage: initramfs.sh ARM BOOT   (after qemu/plan.py ARM)
+#        env INIT=script replaces qemu/guest/init (the runner-fault tests)
 set -eu
 . "$(dirname "$0")/../lab/common.sh"
 
@@ -32,7 +33,7 @@ list=$d/$boot.cpio-list
 	# busybox and the init script
 	echo "file /bin/busybox $busybox 0755 0 0"
 	echo "slink /bin/sh busybox 0777 0 0"
-	echo "file /init $TOP/qemu/guest/init 0755 0 0"
+	echo "file /init ${INIT:-$TOP/qemu/guest/init} 0755 0 0"
 	# the loader and its plan
 	echo "file /bin/modvlab-load $loader 0755 0 0"
 	echo "file /plan $d/$boot.plan 0644 0 0"

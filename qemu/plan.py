@@ -77,12 +77,12 @@ class Planner:
         self.cases = []
         self.not_run = []
 
-    def boot(self, boot, kid, policy):
+    def boot(self, boot, kid, policy, timeout=None):
         kernel = os.path.join(ARMS, self.arm, "kernels", kid, "bzImage")
         self.boots[boot] = {"kernel": kernel, "kid": kid, "policy": policy,
-                            "plan": [], "files": {}}
+                            "timeout": timeout, "plan": [], "files": {}}
 
-    def add(self, boot, rec, ko, deps=()):
+    def add(self, boot, rec, ko, deps=(), repeat=1):
         """One attempt in a boot: ko (+deps) are host paths."""
         b = self.boots[boot]
         rec = dict(rec, boot=boot, arm=self.arm, policy=b["policy"],
@@ -96,7 +96,9 @@ class Planner:
         for p in (ko, *deps):
             b["files"][guest(p)] = p
         rec["n"] = len(b["plan"]) + 1
-        b["plan"].append(f"{rec['case']}|{rec['flags']}|1|{guest(ko)}|{','.join(guest(d) for d in deps)}")
+        rec["repeat"] = repeat
+        b["plan"].append(f"{rec['case']}|{rec['flags']}|{repeat}|{guest(ko)}|"
+                         f"{','.join(guest(d) for d in deps)}")
         self.cases.append(rec)
 
 
@@ -142,6 +144,11 @@ def plan(arm, gen_filter):
                 p.add(boot, dict(base, case=f"{g['gen'].lower()}-{pc['case']}-rebuilt",
                                  built_for=g["gen"],
                                  expected="incompatible" if imp & removes else "compatible"), ko)
+    # more boots from the other planners (robustness corpus, load-cost bench):
+    # qemu/plan_<name>.py with add_boots(planner, arm), run when PLANS names it
+    for name in os.environ.get("PLANS", "").split():
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        __import__("plan_" + name).add_boots(p, arm)
     return p
 
 
@@ -159,14 +166,15 @@ def main(argv):
         with open(os.path.join(adir, "boot", boot + ".files"), "w") as f:
             f.writelines(f"{g}\t{h}\n" for g, h in sorted(b["files"].items()))
     boots = {k: {"kernel": v["kernel"], "kid": v["kid"], "policy": v["policy"],
-                 "cases": len(v["plan"])} for k, v in p.boots.items()}
+                 "timeout": v["timeout"], "cases": len(v["plan"])}
+             for k, v in p.boots.items()}
     with open(os.path.join(adir, "plan.json"), "w") as f:
         json.dump({"arm": arm, "boots": boots, "cases": p.cases, "not_run": p.not_run}, f, indent=1)
         f.write("\n")
     # the boots to run, one per line, for lab/run.sh
     for boot, b in p.boots.items():
         if b["plan"]:
-            print(boot, b["kernel"])
+            print(boot, b["kernel"], b["timeout"] or "-")
 
 
 if __name__ == "__main__":

@@ -102,7 +102,12 @@ class TestReport(unittest.TestCase):
         cls.tmp = tempfile.TemporaryDirectory()
         cls.build = pathlib.Path(cls.tmp.name) / "build"
         make_build(cls.build)
-        cls.rc, cls.out, cls.err = run_cli("report", "--build", str(cls.build))
+        cls.gens_tsv = report.GENS_TSV   # independent of workload/gens/gens.tsv
+        report.GENS_TSV = pathlib.Path(cls.tmp.name) / "no-gens.tsv"
+        try:
+            cls.rc, cls.out, cls.err = run_cli("report", "--build", str(cls.build))
+        finally:
+            report.GENS_TSV = cls.gens_tsv
         cls.json = json.loads((cls.build / "report/report.json").read_text())
         cls.md = (cls.build / "report/report.md").read_text()
 
@@ -119,8 +124,9 @@ class TestReport(unittest.TestCase):
         self.assertIn("wrote", self.out)
 
     def test_top_level_contract(self):
-        self.assertEqual(list(self.json), ["provenance", "arms", "cases", "verdicts",
-                                           "robustness", "costs"])
+        self.assertEqual(list(self.json)[:6], ["provenance", "arms", "cases", "verdicts",
+                                               "robustness", "costs"])
+        self.assertEqual(list(self.json)[6:], ["generations"])
         self.assertEqual(self.json["robustness"], {})
 
     def test_arm_order(self):
@@ -181,7 +187,10 @@ class TestReport(unittest.TestCase):
         self.assertIsNone(keep["built"])
         self.assertIsNone(keep["build_cpu_s"])
         self.assertEqual(keep["vmlinux"], {"text": None, "data": None, "bss": None})
-        self.assertEqual(keep["series"], {"patches": None, "added": None, "removed": None})
+        self.assertEqual(keep["series"], {"patches": None, "files": None, "added": None,
+                                          "removed": None})
+        self.assertIsNone(keep["sizes"])
+        self.assertIsNone(keep["workload"])
         self.assertIsNone(keep["bzimage_bytes"])
         self.assertEqual(keep["boots"]["G0"]["run"], None)
 
@@ -226,24 +235,33 @@ class TestReport(unittest.TestCase):
         md = self.md
         self.assertTrue(md.startswith("# modvlab report\n"))
         self.assertIn("Provenance: tree `6.1.192-3`", md)
-        head = "| case | expected | built → loaded | nomodv | base | keep | remove/lax | extra |"
+        head = "| case | expected | nomodv | base | keep | remove/lax | extra |"
         self.assertIn(head, md)
-        # the matrix comes first, then verdicts, reasons, build facts
-        order = [md.index(s) for s in (head, "## Verdicts", "## Reasons", "## Build facts")]
+        # verdicts first, then the update matrix, the release matrix, ... reasons
+        order = [md.index(s) for s in ("## Verdicts", "## Kernel updates", head,
+                                       "## Code size vs base", "## Costs", "## Reasons")]
         self.assertEqual(order, sorted(order))
-        row = next(ln for ln in md.splitlines() if ln.startswith("| consumer-same |"))
-        self.assertEqual(row, "| consumer-same | compatible | G0 → G0 | `crashed` · no verdict "
+        row = next(ln for ln in md.splitlines() if ln.startswith("| `consumer-same` |"))
+        self.assertEqual(row, "| `consumer-same` | compatible | `crashed` · no verdict "
                               "| `refused:crc-missing` ✗ NEEDLESS | – | – | – |")
-        row = next(ln for ln in md.splitlines() if ln.startswith("| g3-visible-user |"))
+        row = next(ln for ln in md.splitlines() if ln.startswith("| `g3-visible-user` |"))
         self.assertIn("`crashed` ✗ UNSAFE", row)
         self.assertIn("`refused:vermagic` ✓", md)
-        self.assertIn("| base | 1 | 1 | 1 | 0 | 0 | 2 | 5 |", md)
-        self.assertIn("- **nomodv** let in: g3-visible-user", md)
+        self.assertIn("| **base** | 1 | 1 | 1 | 0 | 0 | 2 | 5 |", md)
+        self.assertIn("- **nomodv**: UNSAFE (let in): `g3-visible-user`", md)
+        self.assertIn("- **base**: NEEDLESS (kept out): `consumer-same`", md)
+        # the G2 case built for G0 is in the update matrix, not among the release cases
+        self.assertIn("| **G2** | – | `proto-user` | incompatible | `not-run` · no verdict |", md)
+        self.assertNotIn("| `g2-proto-user` |", md)
         self.assertIn("<details><summary><b>base</b>", md)
-        self.assertIn("| base | yes | 390.5 | 1,000 | 200 | 50 | 900,000 |", md)
-        self.assertIn("| nomodv | yes | 300.0 | 990 (-10) |", md)
-        self.assertIn("| main/mod-asm-user |", md)
-        self.assertIn("## Load cost", md)
+        self.assertIn("| **base** | yes | 1,000 | 200 | 50 | 900,000 | 3,697 | – | 14,788 "
+                      "| 9,672 | 1,280 | – | – | – | – |", md)
+        self.assertIn("| **nomodv** | yes | 990 (-10) | – |", md)
+        self.assertIn("| **base** | 390.5 | clean build | 1.00× |", md)
+        self.assertIn("| **nomodv** | 300.0 | last build | 0.77× |", md)
+        self.assertIn("| `main/mod-asm-user` |", md)
+        self.assertIn("### Load cost", md)
+        self.assertIn("No audit data (–): nomodv, base, keep, remove, extra.", md)
 
 
 class TestReportErrors(unittest.TestCase):

@@ -325,7 +325,7 @@ def generations(cases, declared):
     gens = {}
     for c in cases:
         g = c.get("loaded_into")
-        if not g or g == RELEASE:
+        if not is_generation_case(c, declared):
             continue
         rec = gens.setdefault(g, {"note": None, "changes": None, "removes": None,
                                   "patch": None, "labels": []})
@@ -420,14 +420,27 @@ def _columns(report):
     return _labels(report["cases"])
 
 
-def section_of(c):
-    """Which part of the report a case belongs to: update, rebuilt or release."""
+def is_generation_case(c, declared=()):
+    """A case loaded into a kernel generation (not the release, not e.g. the bench boot)."""
+    into = c.get("loaded_into")
+    return bool(into) and into != RELEASE and ("gen_note" in c or into in declared)
+
+
+def section_of(c, gens=()):
+    """Which part of the report a case belongs to: update, rebuilt, release or other.
+
+    gens: the generations (report["generations"]).
+    """
     into, built = c.get("loaded_into"), c.get("built_for")
-    if into and into != RELEASE and built == RELEASE:
-        return "update"       # the distributor's update, the old out-of-tree module
-    if into and into != RELEASE and built == into:
-        return "rebuilt"      # the module rebuilt for that generation (sanity)
-    return "release"
+    if is_generation_case(c, gens):
+        if built == RELEASE:
+            return "update"   # the distributor's update, the old out-of-tree module
+        if built == into:
+            return "rebuilt"  # the module rebuilt for that generation (sanity)
+        return "other"
+    if not into or into == RELEASE:
+        return "release"
+    return "other"            # e.g. the load-cost bench boot
 
 
 def probe_name(c):
@@ -528,8 +541,8 @@ def verdict_blocks(report):
 
 
 def update_blocks(report):
-    cases = [c for c in report["cases"] if section_of(c) == "update"]
     gens = report.get("generations") or {}
+    cases = [c for c in report["cases"] if section_of(c, gens) == "update"]
     out = [doc.H(2, f"Kernel updates: does the module built for {RELEASE} still load, "
                     "and should it?")]
     out.append(doc.P(f"A distributor ships generation Gn; the out-of-tree module built for "
@@ -578,14 +591,23 @@ def update_blocks(report):
     return out
 
 
-def release_blocks(report):
-    cases = [c for c in report["cases"] if section_of(c) == "release"]
-    out = [doc.H(2, f"Module cases on the release ({RELEASE})")]
-    if not cases:
-        return out + [doc.P("No cases.")]
-    out.append(doc.P("The foundation cases (workload/cases.tsv) and the probe users, loaded "
-                     "into each arm's release kernel; a from-<arm> case loads a module built "
-                     "against another arm."))
+def release_blocks(report, which="release"):
+    gens = report.get("generations") or {}
+    cases = [c for c in report["cases"] if section_of(c, gens) == which]
+    if which == "release":
+        out = [doc.H(2, f"Module cases on the release ({RELEASE})")]
+        if not cases:
+            return out + [doc.P("No cases.")]
+        out.append(doc.P("The foundation cases (workload/cases.tsv) and the probe users, "
+                         "loaded into each arm's release kernel; a from-<arm> case loads a "
+                         "module built against another arm."))
+    else:
+        if not cases:
+            return []
+        boots = sorted({str(c.get("loaded_into")) for c in cases})
+        out = [doc.H(2, "Other cases"),
+               doc.P("Cases of other boots (" + ", ".join(boots) + "), e.g. the load-cost "
+                     "bench.")]
     cols = _labels(cases)
     flows = any(_flow(c) != f"{RELEASE} → {RELEASE}" for c in cases)
     groups = {}
@@ -609,7 +631,8 @@ def release_blocks(report):
 
 
 def sanity_blocks(report):
-    cases = [c for c in report["cases"] if section_of(c) == "rebuilt"]
+    cases = [c for c in report["cases"]
+             if section_of(c, report.get("generations") or {}) == "rebuilt"]
     out = [doc.H(2, "Sanity: modules rebuilt for each generation")]
     if not cases:
         return out + [doc.P("No rebuilt modules in these arms.")]
@@ -852,7 +875,7 @@ def build_doc(report):
     """The report as doc blocks, in reading order: verdicts first."""
     return ([doc.H(1, "modvlab report"), provenance_line(report)]
             + verdict_blocks(report) + update_blocks(report) + release_blocks(report)
-            + sanity_blocks(report) + size_blocks(report) + audit_blocks(report)
+            + sanity_blocks(report) + release_blocks(report, "other") + size_blocks(report) + audit_blocks(report)
             + cost_blocks(report) + reason_blocks(report))
 
 

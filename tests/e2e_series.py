@@ -8,6 +8,7 @@ import glob
 import os
 import re
 import subprocess
+import sys
 import unittest
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -69,6 +70,13 @@ class TestSeries(unittest.TestCase):
                     m = re.search(r"total: (\d+) errors, (\d+) warnings", r.stdout)
                     self.assertTrue(m, r.stdout[-2000:] + r.stderr[-500:])
                     self.assertEqual((m.group(1), m.group(2)), ("0", "0"), r.stdout[-3000:])
+
+    def test_cover_numbers_are_the_labs(self):
+        for arm in SERIES:
+            with self.subTest(arm=arm):
+                r = subprocess.run([sys.executable, os.path.join(TOP, "lab", "cover-results.py"),
+                                    arm, "--check"], capture_output=True, text=True)
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
     def test_arm_is_the_series(self):
         for arm in SERIES:

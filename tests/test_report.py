@@ -48,7 +48,7 @@ def make_build(build):
         case(1, "asm-user", "compatible"),
         case(2, "consumer-same", "compatible"),
         case(3, "from-nomodv", "incompatible", built_by="nomodv", flags="mv"),
-        case(1, "g2-proto-user", "incompatible", boot="G2"),
+        case(1, "g2-proto-user", "incompatible", boot="G2", gen_note="prototype changes"),
     ], "not_run": [dict(case(None, "from-keep", "compatible"), reason="arm keep not built")]})
     boot(build, "base", "G0", "clean.log")
     write_json(build / "arms/base/build.json", {"cpu_s": 40.0, "wall_s": 20, "rc": 0})
@@ -251,7 +251,8 @@ class TestReport(unittest.TestCase):
         self.assertIn("- **nomodv**: UNSAFE (let in): `g3-visible-user`", md)
         self.assertIn("- **base**: NEEDLESS (kept out): `consumer-same`", md)
         # the G2 case built for G0 is in the update matrix, not among the release cases
-        self.assertIn("| **G2** | – | `proto-user` | incompatible | `not-run` · no verdict |", md)
+        self.assertIn("| **G2** | prototype changes | `proto-user` | incompatible "
+                      "| `not-run` · no verdict |", md)
         self.assertNotIn("| `g2-proto-user` |", md)
         self.assertIn("<details><summary><b>base</b>", md)
         self.assertIn("| **base** | yes | 1,000 | 200 | 50 | 900,000 | 3,697 | – | 14,788 "

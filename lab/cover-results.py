@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The results paragraph of a series' cover letter, rendered from the lab's
+own report (build/report/report.json), so the cover never quotes a number
+the lab did not measure.
+
+usage: cover-results.py ARM            print the block
+       cover-results.py ARM --write    put it into series-ARM/0000-cover-letter.patch
+       cover-results.py ARM --check    fail if a line the report can render differs
+The block sits between the two marker lines below; --check ignores lines
+for generations the report does not have (make test runs fewer of them).
+"""
+import json
+import os
+import re
+import sys
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+B = os.environ.get("B", os.path.join(TOP, "build"))
+BEGIN = "--- modvlab results (lab/cover-results.py, from build/report/report.json) ---"
+END = "--- end of modvlab results ---"
+
+
+def labels_for(arm, report):
+    if arm == "remove":
+        return [l for l in ("remove/lax", "remove/diligent") if l in report["verdicts"]]
+    return [arm]
+
+
+def outcome_word(c):
+    o = c["outcome"]
+    return o.replace("refused:", "refused (") + ")" if o.startswith("refused:") else o
+
+
+def render(arm, report):
+    """{key: line}; key = the text before the first ':' (stable across runs)."""
+    lines = {}
+    arms = report["arms"]
+    base = arms.get("base", {})
+    me = arms.get(arm, {})
+    cols = ["base"] + labels_for(arm, report)
+
+    def add(key, text):
+        lines[key] = f"{key}: {text}"
+
+    # kernel updates: what each mechanism did with the module built for G0
+    by = {}
+    for c in report["cases"]:
+        if c.get("built_for") == "G0" and c.get("loaded_into", "G0") != "G0" \
+                and not c["case"].endswith("-rebuilt"):
+            lab = c["arm"] + (f"/{c['policy']}" if c.get("policy") else "")
+            by.setdefault((c["loaded_into"], c["case"]), {})[lab] = c
+    for (gen, case), cells in sorted(by.items()):
+        if not all(col in cells for col in cols):
+            continue
+        first = cells[cols[0]]
+        if first["expected"] == "compatible" and all(
+                cells[col]["verdict"] == "correct-load" for col in cols):
+            continue                    # nothing to say: everyone let it in
+        what = ", ".join(f"{col} {outcome_word(cells[col])}"
+                         + ("" if cells[col]["verdict"].startswith("correct") else
+                            " [" + cells[col]["verdict"].upper() + "]")
+                         for col in cols)
+        add(f"  {gen} {case.split('-', 1)[1]} ({first['expected']})", what)
+    # the release: the foundation cases where some column was wrong
+    rel = {}
+    for c in report["cases"]:
+        if c.get("boot") == "G0" and not c["case"].startswith("g0-"):
+            rel.setdefault(c["case"], {})[c["arm"]] = c
+    g0cols = ["base", arm]
+    for case, cells in rel.items():
+        if not all(col in cells for col in g0cols) or all(
+                cells[col]["verdict"] in ("correct-load",) for col in g0cols):
+            continue
+        what = ", ".join(f"{col} {outcome_word(cells[col])}"
+                         + ("" if cells[col]["verdict"].startswith("correct") else
+                            " [" + cells[col]["verdict"].upper() + "]") for col in g0cols)
+        add(f"  release, {case} ({cells['base']['expected']})", what)
+    # verdict totals, over the generations this report has
+    gens = sorted({c.get("loaded_into", "G0") for c in report["cases"]})
+    for lab in ["base"] + labels_for(arm, report):
+        v = report["verdicts"].get(lab)
+        if v:
+            add(f"  verdicts {lab} over {' '.join(gens)}", f"{v['correct-load']} correct loads, "
+                f"{v['correct-refusal']} correct refusals, {v['needless-refusal']} needless "
+                f"refusals, {v['unsafe-load']} unsafe loads")
+    # sizes and the audit
+    if me.get("vmlinux") and base.get("vmlinux"):
+        d = {k: me["vmlinux"][k] - base["vmlinux"][k] for k in ("text", "data", "bss")}
+        add("  vmlinux vs base", f"text {d['text']:+d}, data {d['data']:+d}, bss {d['bss']:+d} bytes")
+    bloat = me.get("bloat_vs_base")
+    if bloat:
+        add("  bloat-o-meter base..arm", f"{bloat['summary']}; {bloat['total']}")
+    if me.get("bzimage_bytes") and base.get("bzimage_bytes"):
+        add("  bzImage vs base", f"{me['bzimage_bytes'] - base['bzimage_bytes']:+d} bytes")
+    if me.get("kcrctab_bytes") is not None and base.get("kcrctab_bytes") is not None:
+        add("  __kcrctab", f"{base['kcrctab_bytes']} bytes in base, {me['kcrctab_bytes']} here")
+    w, wb = me.get("workload") or {}, base.get("workload") or {}
+    if w and wb:
+        add("  workload __versions", f"{wb['versions_bytes']} bytes in base, {w['versions_bytes']} here "
+            f"({wb['modules']} modules)")
+    a, ab = me.get("audit"), base.get("audit")
+    if a and ab:
+        z = lambda x: x["vmlinux_zero_crc"]["count"] + x["workload_zero_crc"]["count"]
+        add("  exports without a CRC", f"{z(ab)} in base, {z(a)} here "
+            f"(modpost messages: {ab['workload_missing_crc_msgs']} in base, "
+            f"{a['workload_missing_crc_msgs']} here)")
+    s = me.get("series")
+    if s:
+        add("  series diffstat", f"{s['patches']} patches, {s['files']} files, "
+            f"+{s['added']} -{s['removed']} lines")
+    return lines
+
+
+def block(lines):
+    return "\n".join([BEGIN, *lines.values(), END])
+
+
+def main(argv):
+    if not argv or argv[0] not in ("keep", "remove") or len(argv) > 2:
+        sys.exit(__doc__)
+    arm, mode = argv[0], argv[1] if len(argv) > 1 else None
+    with open(os.path.join(B, "report", "report.json")) as f:
+        report = json.load(f)
+    if arm not in report["arms"]:
+        sys.exit(f"cover-results: the report has no arm {arm}")
+    lines = render(arm, report)
+    cover = os.path.join(TOP, "series-" + arm, "0000-cover-letter.patch")
+    if mode is None:
+        print(block(lines))
+        return 0
+    with open(cover) as f:
+        text = f.read()
+    m = re.search(re.escape(BEGIN) + r"\n(.*?)\n" + re.escape(END), text, re.S)
+    if mode == "--write":
+        new = block(lines)
+        if m:
+            text = text[:m.start()] + new + text[m.end():]
+        elif "*** RESULTS" in text:
+            text = re.sub(r"\*\*\* RESULTS[^\n]*\*\*\*", lambda _: new, text)
+        else:
+            sys.exit(f"cover-results: {cover} has no results block or placeholder")
+        with open(cover, "w") as f:
+            f.write(text)
+        return 0
+    if mode == "--check":
+        if not m:
+            sys.exit(f"cover-results: {cover} has no results block")
+        have = {l.split(":", 1)[0]: l for l in m.group(1).splitlines()}
+        # lines that depend on which generations ran may be absent either side
+        gen_dependent = lambda k: re.match(r"  (G\d|verdicts )", k)
+        bad = [f"cover: {have.get(k, '(missing)')}\n  lab: {l}" for k, l in lines.items()
+               if have.get(k) != l and (k in have or not gen_dependent(k))]
+        if bad:
+            print("cover letter results differ from the lab's report "
+                  f"(run lab/cover-results.py {arm} --write):\n" + "\n".join(bad))
+            return 1
+        return 0
+    sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,567 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The robustness corpus: bad module files derived from a good one by small ELF edits.
+
+Each line of workload/robust.tsv names an input and the recipe that makes it
+(the `make` column); this tool applies the recipes to the good module built
+for an arm (build/arms/ARM/mods/main/mod-asm-user.ko) and writes
+build/arms/ARM/mods/corpus/<input>.ko. Only the host runs this; the files are
+loaded in QEMU guests only (qemu/plan_robust.py).
+
+Recipes (`recipe` or `recipe:argument`):
+
+  copy                      the good module, unchanged
+  shdr:SEC:k=v,...          set fields of section SEC's header: type (NOBITS,
+                            PROGBITS or a number), flags, offset, size; a value
+                            is an expression of numbers, `eof` (file size),
+                            `size` and `offset` (the section's own) with + and -
+  ehdr:k=v,...              set ELF header fields (e_shoff, e_shnum, ...),
+                            same expressions; applied to the finished file
+  truncate:N|half           keep the first N bytes (or half) of the file
+  empty                     a zero-length file
+  bytes:TEXT                a file of exactly these bytes (\\xNN escapes)
+  versions-crc-flip:SYM     flip the low bit of SYM's CRC in __versions
+  versions-unterminated:SYM fill the rest of SYM's 56-byte name with 'X': no NUL
+  versions-dup:SYM,FIRST    a second SYM entry with a flipped CRC, after the
+                            real one (FIRST=good) or before it (FIRST=bad)
+  modinfo-drop:TAG          remove TAG=... from .modinfo
+  modinfo-unterminated      the last byte of .modinfo (a NUL) becomes 'X'
+  modinfo-unterminated-eof  the same, with .modinfo moved to the end of the
+                            file and the file padded so it ends on a page
+                            boundary: a read past the section is a read past
+                            the kernel's copy of the file
+  vermagic:TEMPLATE         vermagic= becomes TEMPLATE: {release} and {rest}
+                            (the words after the release) of the good
+                            module's vermagic, {X*N} for N copies of X, \\xNN
+  vermagic-toggle-modversions   drop "modversions " from vermagic if there,
+                            else add it
+
+The __versions recipes need a __versions section; a module built without
+modversions (nomodv, remove) gets one first, as modpost writes it: one
+64-byte entry per undefined symbol, then module_layout, CRCs from the arm's
+Module.symvers (0 where it has none). Such a kernel ignores it; the input then
+shows that the loader does, and that the generic ELF checks still run.
+
+usage: corpus.py ARM [--tsv FILE] [--good SET/MODULE] [--out DIR] [--only NAME...]
+       corpus.py --apply RECIPE IN.ko OUT.ko [--symvers FILE]
+"""
+import argparse
+import codecs
+import os
+import re
+import struct
+import sys
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+B = os.environ.get("B", os.path.join(TOP, "build"))
+ARMS = os.path.join(B, "arms")
+TSV = os.path.join(TOP, "workload", "robust.tsv")
+GOOD = "main/mod-asm-user"
+FIELDS = ["input", "make", "flags", "nomodv", "base", "keep", "remove", "note"]
+
+SHT = {"NULL": 0, "PROGBITS": 1, "SYMTAB": 2, "STRTAB": 3, "RELA": 4, "NOBITS": 8}
+SHF_ALLOC = 2
+EHDR = struct.Struct("<16sHHIQQQIHHHHHH")
+EHDR_FIELDS = ["e_ident", "e_type", "e_machine", "e_version", "e_entry", "e_phoff",
+               "e_shoff", "e_flags", "e_ehsize", "e_phentsize", "e_shentsize",
+               "e_shnum", "e_shstrndx"]
+SHDR = struct.Struct("<IIQQQQIIQQ")
+SHDR_FIELDS = ["name", "type", "flags", "addr", "offset", "size", "link", "info",
+               "addralign", "entsize"]
+SYM = struct.Struct("<IBBHQQ")
+VERSION_ENTRY = 64          # struct modversion_info: 8-byte CRC + 56-byte name
+VERSION_NAME = 56
+PAGE = 4096
+
+
+class CorpusError(Exception):
+    """A recipe cannot be applied to this module (or is malformed)."""
+
+
+# --- a minimal ELF64 little-endian editor -----------------------------------
+
+class Elf:
+    """An ELF64 relocatable file: the bytes, the header and the section headers.
+
+    Section contents stay where they are in `data`; a section that grows is
+    moved to the end of the file, a new section and the section header table
+    (when it has to grow) too. to_bytes() writes the headers back.
+    """
+
+    def __init__(self, data):
+        data = bytes(data)
+        if len(data) < EHDR.size or data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+            raise CorpusError("not an ELF64 little-endian file")
+        self.data = bytearray(data)
+        self.ehdr = dict(zip(EHDR_FIELDS, EHDR.unpack_from(data, 0)))
+        if self.ehdr["e_shentsize"] != SHDR.size:
+            raise CorpusError("unexpected section header size")
+        off = self.ehdr["e_shoff"]
+        self.shdrs = [dict(zip(SHDR_FIELDS, SHDR.unpack_from(data, off + i * SHDR.size)))
+                      for i in range(self.ehdr["e_shnum"])]
+        self._table_moved = False
+
+    # reading
+    def shstrtab(self):
+        return self.content(self.ehdr["e_shstrndx"])
+
+    def name(self, i):
+        tab = self.shstrtab()
+        start = self.shdrs[i]["name"]
+        return tab[start:tab.index(b"\0", start)].decode("latin-1")
+
+    def index(self, name):
+        """The index of the first section named name, or None."""
+        return next((i for i in range(1, len(self.shdrs)) if self.name(i) == name), None)
+
+    def section(self, name):
+        i = self.index(name)
+        if i is None:
+            raise CorpusError(f"the module has no {name} section")
+        return i
+
+    def content(self, i):
+        s = self.shdrs[i]
+        if s["type"] == SHT["NOBITS"]:
+            return b""
+        return bytes(self.data[s["offset"]:s["offset"] + s["size"]])
+
+    def undefined_symbols(self):
+        """Names of the symbols the module imports, in symbol table order."""
+        i = next(i for i, s in enumerate(self.shdrs) if s["type"] == SHT["SYMTAB"])
+        sym, strtab = self.content(i), self.content(self.shdrs[i]["link"])
+        names = []
+        for off in range(SYM.size, len(sym), SYM.size):
+            st_name, _, _, shndx, _, _ = SYM.unpack_from(sym, off)
+            if shndx == 0 and st_name:
+                names.append(strtab[st_name:strtab.index(b"\0", st_name)].decode())
+        return names
+
+    # writing
+    def _append(self, blob, align=8, end_at=None):
+        """Append blob at the end of the file; returns its offset.
+
+        end_at=N pads so that the blob ends on a multiple of N instead.
+        """
+        pad = (-len(self.data)) % max(align, 1)
+        if end_at:
+            pad = (-(len(self.data) + len(blob))) % end_at
+        self.data += b"\0" * pad
+        off = len(self.data)
+        self.data += blob
+        return off
+
+    def set_content(self, i, blob, end_at=None):
+        """Replace a section's bytes: in place if they fit, else moved to the end."""
+        s = self.shdrs[i]
+        if len(blob) <= s["size"] and not end_at and s["type"] != SHT["NOBITS"]:
+            self.data[s["offset"]:s["offset"] + len(blob)] = blob
+        else:
+            s["offset"] = self._append(blob, s["addralign"] or 1, end_at)
+        s["size"] = len(blob)
+
+    def add_section(self, name, blob, sh_type, flags, align):
+        """A new section (its name appended to .shstrtab); returns its index."""
+        stx = self.ehdr["e_shstrndx"]
+        tab = self.shstrtab()
+        self.set_content(stx, tab + name.encode() + b"\0")
+        self.shdrs.append(dict(name=len(tab), type=sh_type, flags=flags, addr=0,
+                               offset=self._append(blob, align), size=len(blob), link=0,
+                               info=0, addralign=align, entsize=0))
+        self._table_moved = True
+        return len(self.shdrs) - 1
+
+    def to_bytes(self):
+        if self._table_moved:
+            self.ehdr["e_shoff"] = self._append(b"\0" * (SHDR.size * len(self.shdrs)), 8)
+            self._table_moved = False
+        self.ehdr["e_shnum"] = len(self.shdrs)
+        EHDR.pack_into(self.data, 0, *(self.ehdr[k] for k in EHDR_FIELDS))
+        for i, s in enumerate(self.shdrs):
+            SHDR.pack_into(self.data, self.ehdr["e_shoff"] + i * SHDR.size,
+                           *(s[k] for k in SHDR_FIELDS))
+        return bytes(self.data)
+
+
+# --- helpers ----------------------------------------------------------------
+
+def expr(text, names):
+    """Value of "eof+0x1000", "size-32", "0xffffffffffffffc0" (mod 2**64)."""
+    total, sign = 0, 1
+    for tok in re.findall(r"[+-]|[^+-]+", text.replace(" ", "")):
+        if tok in "+-":
+            sign = 1 if tok == "+" else -1
+            continue
+        if tok in names:
+            val = names[tok]
+        elif re.fullmatch(r"\d+[KMG]", tok):
+            val = int(tok[:-1]) << {"K": 10, "M": 20, "G": 30}[tok[-1]]
+        else:
+            try:
+                val = int(tok, 0)
+            except ValueError:
+                raise CorpusError(f"bad value '{tok}' in '{text}'") from None
+        total += sign * val
+    return total % (1 << 64)
+
+
+def unescape(text):
+    """\\xNN, \\n ... in a recipe argument -> bytes (latin-1 for the rest)."""
+    return codecs.escape_decode(text.encode("latin-1"))[0]
+
+
+def keyvals(arg):
+    out = {}
+    for item in arg.split(","):
+        k, eq, v = item.partition("=")
+        if not eq:
+            raise CorpusError(f"want key=value, got '{item}'")
+        out[k.strip()] = v.strip()
+    return out
+
+
+def read_symvers(path):
+    crcs = {}
+    if path and os.path.isfile(path):
+        with open(path) as f:
+            for line in f:
+                cols = line.split("\t")
+                if len(cols) >= 2:
+                    crcs[cols[1]] = int(cols[0], 16)
+    return crcs
+
+
+def modinfo_strings(elf):
+    i = elf.section(".modinfo")
+    return i, elf.content(i).split(b"\0")
+
+
+def set_modinfo(elf, strings):
+    i = elf.section(".modinfo")
+    blob = b"\0".join(s for s in strings if s) + b"\0"
+    elf.set_content(i, blob)
+
+
+def vermagic(elf):
+    _, strings = modinfo_strings(elf)
+    for s in strings:
+        if s.startswith(b"vermagic="):
+            return s[len(b"vermagic="):]
+    raise CorpusError("the module has no vermagic")
+
+
+def set_vermagic(elf, value):
+    _, strings = modinfo_strings(elf)
+    if not any(s.startswith(b"vermagic=") for s in strings):
+        raise CorpusError("the module has no vermagic")
+    set_modinfo(elf, [b"vermagic=" + value if s.startswith(b"vermagic=") else s
+                      for s in strings])
+
+
+def versions(elf, ctx):
+    """(index, entries) of __versions, grafting one onto a module without it."""
+    i = elf.index("__versions")
+    if i is None:
+        crcs = read_symvers(ctx.get("symvers"))
+        names = [n for n in elf.undefined_symbols() if n != "module_layout"]
+        names.append("module_layout")
+        blob = b"".join(struct.pack("<Q", crcs.get(n, 0)) + n.encode()[:VERSION_NAME - 1]
+                        .ljust(VERSION_NAME, b"\0") for n in names)
+        i = elf.add_section("__versions", blob, SHT["PROGBITS"], SHF_ALLOC, 32)
+    blob = elf.content(i)
+    return i, [blob[o:o + VERSION_ENTRY] for o in range(0, len(blob), VERSION_ENTRY)]
+
+
+def entry_name(entry):
+    return entry[8:].split(b"\0", 1)[0].decode("latin-1")
+
+
+def find_entry(entries, sym):
+    for n, e in enumerate(entries):
+        if entry_name(e) == sym:
+            return n
+    raise CorpusError(f"__versions has no entry for {sym}")
+
+
+def flip_crc(entry):
+    crc, = struct.unpack_from("<Q", entry)
+    return struct.pack("<Q", crc ^ 1) + entry[8:]
+
+
+# --- the recipes ------------------------------------------------------------
+# Each takes (data of the good module, argument, context) and returns the
+# bytes of the input.
+
+def r_copy(data, arg, ctx):
+    return data
+
+
+def r_shdr(data, arg, ctx):
+    sec, _, kv = arg.partition(":")
+    elf = Elf(data)
+    s = elf.shdrs[elf.section(sec)]
+    for k, v in keyvals(kv).items():
+        if k not in ("type", "flags", "offset", "size", "addralign", "link", "info"):
+            raise CorpusError(f"shdr: unknown field {k}")
+        if k == "type" and v in SHT:
+            s[k] = SHT[v]
+        else:
+            s[k] = expr(v, {"eof": len(elf.data), "size": s["size"], "offset": s["offset"]})
+    return elf.to_bytes()
+
+
+def r_ehdr(data, arg, ctx):
+    elf = Elf(data)
+    out = bytearray(elf.to_bytes())
+    h = dict(elf.ehdr)
+    for k, v in keyvals(arg).items():
+        if k not in h or k == "e_ident":
+            raise CorpusError(f"ehdr: unknown field {k}")
+        h[k] = expr(v, {"eof": len(out)})
+    EHDR.pack_into(out, 0, *(h[k] for k in EHDR_FIELDS))
+    return bytes(out)
+
+
+def r_truncate(data, arg, ctx):
+    n = len(data) // 2 if arg == "half" else int(arg, 0)
+    return data[:n]
+
+
+def r_empty(data, arg, ctx):
+    return b""
+
+
+def r_bytes(data, arg, ctx):
+    return unescape(arg)
+
+
+def r_versions_crc_flip(data, arg, ctx):
+    elf = Elf(data)
+    i, entries = versions(elf, ctx)
+    n = find_entry(entries, arg)
+    entries[n] = flip_crc(entries[n])
+    elf.set_content(i, b"".join(entries))
+    return elf.to_bytes()
+
+
+def r_versions_unterminated(data, arg, ctx):
+    elf = Elf(data)
+    i, entries = versions(elf, ctx)
+    n = find_entry(entries, arg)
+    name = arg.encode()
+    entries[n] = entries[n][:8] + name + b"X" * (VERSION_NAME - len(name))
+    elf.set_content(i, b"".join(entries))
+    return elf.to_bytes()
+
+
+def r_versions_dup(data, arg, ctx):
+    sym, _, first = arg.partition(",")
+    if first not in ("good", "bad"):
+        raise CorpusError("versions-dup: want SYM,good or SYM,bad")
+    elf = Elf(data)
+    i, entries = versions(elf, ctx)
+    n = find_entry(entries, sym)
+    bad = flip_crc(entries[n])
+    entries.insert(n + 1 if first == "good" else n, bad)
+    elf.set_content(i, b"".join(entries))       # grows: moved to the end
+    return elf.to_bytes()
+
+
+def r_modinfo_drop(data, arg, ctx):
+    elf = Elf(data)
+    _, strings = modinfo_strings(elf)
+    tag = arg.encode() + b"="
+    if not any(s.startswith(tag) for s in strings):
+        raise CorpusError(f"the module has no {arg} in .modinfo")
+    set_modinfo(elf, [s for s in strings if not s.startswith(tag)])
+    return elf.to_bytes()
+
+
+def _unterminated(data, end_at):
+    elf = Elf(data)
+    i = elf.section(".modinfo")
+    blob = elf.content(i)
+    if not blob or blob[-1] != 0:
+        raise CorpusError(".modinfo does not end with a NUL")
+    # the last string is the one left open; it is vermagic in modpost's order
+    elf.set_content(i, blob[:-1] + b"X", end_at=end_at)
+    return elf.to_bytes()
+
+
+def r_modinfo_unterminated(data, arg, ctx):
+    return _unterminated(data, None)
+
+
+def r_modinfo_unterminated_eof(data, arg, ctx):
+    return _unterminated(data, PAGE)
+
+
+def r_vermagic(data, arg, ctx):
+    elf = Elf(data)
+    good = vermagic(elf)
+    release, _, rest = good.partition(b" ")
+    out = b""
+    for lit, field in re.findall(r"([^{]*)(\{[^}]*\}|$)", arg):
+        out += unescape(lit)
+        if field:
+            key = field[1:-1]
+            if key == "release":
+                out += release
+            elif key == "rest":
+                out += rest
+            elif "*" in key:
+                what, _, n = key.rpartition("*")
+                out += unescape(what) * int(n)
+            else:
+                raise CorpusError(f"vermagic: unknown field {field}")
+    set_vermagic(elf, out)
+    return elf.to_bytes()
+
+
+def r_vermagic_toggle_modversions(data, arg, ctx):
+    elf = Elf(data)
+    good = vermagic(elf)
+    if b"modversions " in good:
+        new = good.replace(b"modversions ", b"", 1)
+    else:       # where the kernel's vermagic.h puts it: after mod_unload
+        words = good.split(b" ")
+        at = words.index(b"mod_unload") + 1 if b"mod_unload" in words else len(words) - 1
+        new = b" ".join(words[:at] + [b"modversions"] + words[at:])
+    set_vermagic(elf, new)
+    return elf.to_bytes()
+
+
+RECIPES = {
+    "copy": r_copy,
+    "shdr": r_shdr,
+    "ehdr": r_ehdr,
+    "truncate": r_truncate,
+    "empty": r_empty,
+    "bytes": r_bytes,
+    "versions-crc-flip": r_versions_crc_flip,
+    "versions-unterminated": r_versions_unterminated,
+    "versions-dup": r_versions_dup,
+    "modinfo-drop": r_modinfo_drop,
+    "modinfo-unterminated": r_modinfo_unterminated,
+    "modinfo-unterminated-eof": r_modinfo_unterminated_eof,
+    "vermagic": r_vermagic,
+    "vermagic-toggle-modversions": r_vermagic_toggle_modversions,
+}
+
+
+def apply(recipe, data, ctx=None):
+    """The bytes of one input: recipe ("name" or "name:arg") applied to data."""
+    name, _, arg = recipe.partition(":")
+    if name not in RECIPES:
+        raise CorpusError(f"unknown recipe '{name}'")
+    return RECIPES[name](bytes(data), arg, ctx or {})
+
+
+# --- the corpus of an arm ---------------------------------------------------
+
+def read_tsv(path=TSV):
+    """The rows of robust.tsv as dicts (FIELDS); '#' lines and blank lines skipped."""
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line.strip() or line.startswith("#"):
+                continue
+            cols = line.split("\t")
+            if len(cols) != len(FIELDS):
+                raise CorpusError(f"{path}:{lineno}: want {len(FIELDS)} tab-separated "
+                                  f"columns, got {len(cols)}")
+            rows.append(dict(zip(FIELDS, cols), line=lineno))
+    names = [r["input"] for r in rows]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise CorpusError(f"{path}: duplicate inputs: {', '.join(dup)}")
+    return rows
+
+
+def arm_context(arm):
+    adir = os.path.join(ARMS, arm)
+    symvers = os.path.join(adir, "kernels", "G0", "Module.symvers")
+    if not os.path.isfile(symvers):
+        symvers = os.path.join(adir, "obj", "Module.symvers")
+    return {"arm": arm, "symvers": symvers}
+
+
+def input_path(arm, name):
+    return os.path.join(ARMS, arm, "mods", "corpus", name + ".ko")
+
+
+def generate(arm, tsv=TSV, good=GOOD, out=None, only=None):
+    """Write every input of robust.tsv for an arm; returns {input: path}.
+
+    A recipe of the form `input:NAME` reuses another input's file (a forced
+    load of a mismatching module, for instance). Raises CorpusError if the
+    good module is missing or a recipe does not apply.
+    """
+    src = os.path.join(ARMS, arm, "mods", good + ".ko")
+    if not os.path.isfile(src):
+        raise CorpusError(f"no good module for {arm}: {src} (make {arm})")
+    with open(src, "rb") as f:
+        data = f.read()
+    out = out or os.path.join(ARMS, arm, "mods", "corpus")
+    os.makedirs(out, exist_ok=True)
+    ctx = arm_context(arm)
+    rows = read_tsv(tsv)
+    made = {}
+    for r in rows:
+        if only and r["input"] not in only:
+            continue
+        if r["make"].startswith("input:"):
+            continue
+        try:
+            blob = apply(r["make"], data, ctx)
+        except CorpusError as e:
+            raise CorpusError(f"{r['input']} ({r['make']}): {e}") from None
+        path = os.path.join(out, r["input"] + ".ko")
+        tmp = path + ".tmp"
+        with open(tmp, "wb") as f:
+            f.write(blob)
+        os.replace(tmp, path)
+        made[r["input"]] = path
+    for r in rows:
+        if (only and r["input"] not in only) or not r["make"].startswith("input:"):
+            continue
+        ref = r["make"].split(":", 1)[1]
+        if ref not in made:
+            raise CorpusError(f"{r['input']}: refers to {ref}, which is not made")
+        made[r["input"]] = made[ref]
+    return made
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("arm", nargs="?", help="the arm whose good module the corpus derives from")
+    ap.add_argument("--tsv", default=TSV)
+    ap.add_argument("--good", default=GOOD, help=f"SET/MODULE under mods/ (default {GOOD})")
+    ap.add_argument("--out", help="output folder (default build/arms/ARM/mods/corpus)")
+    ap.add_argument("--only", nargs="*", help="only these inputs")
+    ap.add_argument("--apply", nargs=3, metavar=("RECIPE", "IN", "OUT"),
+                    help="apply one recipe to one file")
+    ap.add_argument("--symvers", help="with --apply: Module.symvers for a grafted __versions")
+    args = ap.parse_args(argv)
+    try:
+        if args.apply:
+            recipe, src, dst = args.apply
+            with open(src, "rb") as f:
+                blob = apply(recipe, f.read(), {"symvers": args.symvers})
+            with open(dst, "wb") as f:
+                f.write(blob)
+            return 0
+        if not args.arm:
+            ap.error("an ARM (or --apply) is required")
+        made = generate(args.arm, args.tsv, args.good, args.out, args.only)
+    except (CorpusError, OSError) as e:
+        print(f"corpus: error: {e}", file=sys.stderr)
+        return 1
+    print(f"corpus: {args.arm}: {len(made)} inputs in "
+          f"{os.path.relpath(os.path.dirname(next(iter(made.values()))), TOP) if made else '-'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -678,8 +678,8 @@ def size_blocks(report):
                        NONE if s.get("added") is None else f"+{_num(s['added'])}",
                        NONE if s.get("removed") is None else f"-{_num(s['removed'])}"])
     out.append(doc.Table(["arm", "built", "vmlinux text", "data", "bss", "bzImage",
-                          "exports", "unversioned exports", "__kcrctab", "workload .ko",
-                          "workload __versions", "patches", "files", "added", "removed"],
+                          "exports", "unversioned exports", C("__kcrctab"), "workload .ko",
+                          ["workload ", C("__versions")], "patches", "files", "added", "removed"],
                          rows, align="llrrrrrrrrrrrrr", cls="sizes"))
     counts = {arm: (a.get("workload") or {}).get("modules") for arm, a in arms.items()}
     known = {n for n in counts.values() if n is not None}
@@ -726,7 +726,8 @@ def size_blocks(report):
                 info = (a.get("modules") or {}).get(m) or {}
                 cells.append(f"{_num(info.get('ko_bytes'))} / {_num(info.get('versions_bytes'))}")
             rows.append(cells)
-        out.append(doc.Details("Every module: .ko bytes / __versions bytes per arm",
+        out.append(doc.Details(["Every module: .ko bytes / ", C("__versions"),
+                                " bytes per arm"],
                                [doc.Table(["module"] + list(arms), rows,
                                           align="l" + "r" * len(arms))]))
     return out
@@ -754,9 +755,9 @@ def audit_blocks(report):
                and a["sizes"]["audit"] is None]
     unknown = [arm for arm in arms if arm not in audited and arm not in no_modv]
     if audited:
-        out.append(doc.P("For the arms built with CONFIG_MODVERSIONS: exports that carry no "
-                         "CRC (a zero __crc_ value), and modpost's messages about missing "
-                         "CRCs while building the kernel and the workload."))
+        out.append(doc.P(["For the arms built with CONFIG_MODVERSIONS: exports that carry no "
+                          "CRC (a zero ", C("__crc_"), " value), and modpost's messages about "
+                          "missing CRCs while building the kernel and the workload."]))
         rows = []
         for arm, au in audited.items():
             row = [doc.Bold(arm)]

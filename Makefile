@@ -52,21 +52,22 @@ deps:
 tree: deps
 	@sh lab/tree.sh
 
-# build-ARM: kernel (O= per arm, incremental), workload modules, sizes (of
-# the release, G0), then the kernel generations and their probe users
+# build-ARM: kernel (O= per arm, incremental), workload modules, then the
+# kernel generations and their probe users
 build-%: tree
 	@sh lab/arm.sh $*
 	@sh workload/build.sh $*
-	@python3 lab/sizes.py $*
 	@sh lab/gens.sh $*
 
 $(ALL_ARMS): %: build-%
+	@python3 lab/sizes.py $*
 	@sh lab/run.sh $*
 
 # All arms are built before any boots, so cross-arm cases find their modules.
 # A failed boot does not stop the others; the report is written, then the
 # run fails with the reason.
 compare: $(addprefix build-,$(ARMS))
+	@for a in $(ARMS); do python3 lab/sizes.py $$a || exit 1; done
 	@sh lab/provenance.sh $(ARMS)
 	@rc=0; for a in $(ARMS); do sh lab/run.sh $$a || rc=1; done; \
 	python3 -m compare report --build "$(B)" || rc=1; \

@@ -8,7 +8,10 @@
 #  load   the generated provider/consumer modules (workload/bench/), then
 #         one "bench" boot per arm (qemu/plan_bench.py: median finit_module
 #         time per N, measured in the guest), ROUNDS rounds interleaved
-#         over the arms (nomodv base keep remove nomodv ...)
+#         over the arms (nomodv base keep remove nomodv ...); under TCG the
+#         guests boot with tsc_early_khz=<host TSC kHz> (workload/bench/
+#         tsc-khz.c): on a busy host the guest's own TSC calibration fails
+#         and it would time in jiffies (4 ms steps at HZ=250)
 #  build  RUNS clean `vmlinux modules` builds per arm, ccache off
 #         (CCACHE_DISABLE=1, CC=gcc), the arm's G0 .config, interleaved over
 #         the arms, each in a scratch O= (build/arms/ARM/bench-obj, removed
@@ -97,6 +100,13 @@ if has load; then
 		# the modules' sizes now: the next workload/build.sh empties mods/
 		python3 "$TOP/workload/bench/collect.py" sizes "$a" > "$d/sizes.json"
 	done
+	# a TSC clocksource in the guest, or finit_module is timed in jiffies
+	append=${APPEND:-}
+	if [ "${ACCEL:-tcg}" = tcg ]; then
+		gcc -O2 -Wall -Wextra -Werror -o "$BB/tsc-khz" "$TOP/workload/bench/tsc-khz.c" ||
+			die "cannot build workload/bench/tsc-khz.c"
+		case $append in *tsc_early_khz=*) ;; *) append="$append tsc_early_khz=$("$BB/tsc-khz")" ;; esac
+	fi
 	r=1
 	while [ "$r" -le "$rounds" ]; do
 		for a in $arms; do
@@ -104,7 +114,7 @@ if has load; then
 			line=$(python3 "$TOP/qemu/plan_bench.py" "$a") || die "planning bench of $a failed"
 			set -- $line
 			sh "$TOP/qemu/initramfs.sh" "$a" bench
-			KERNEL=$2 TIMEOUT=$3 sh "$TOP/qemu/boot.sh" "$a" bench ||
+			KERNEL=$2 TIMEOUT=$3 APPEND=$append sh "$TOP/qemu/boot.sh" "$a" bench ||
 				echo "modvlab: $a bench round $r did not finish (log: $ARMS_DIR/$a/boot/bench.log)" >&2
 			for f in log json plan.json; do
 				cp "$ARMS_DIR/$a/boot/bench.$f" "$BB/load/$a/r$r.$f"

@@ -20,6 +20,9 @@ B = os.environ.get("B", os.path.join(TOP, "build"))
 SECTION_RE = re.compile(r"^\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)")
 
 
+WORKLOAD_SETS = ("main", "apart", "v2", "noproto", "probe")
+
+
 def sections(path):
     out = subprocess.run(["readelf", "-SW", path], capture_output=True,
                          text=True, check=True).stdout
@@ -123,14 +126,15 @@ def main(argv):
     arm = argv[0]
     adir = os.path.join(B, "arms", arm)
     obj = os.path.join(adir, "obj")
-    vmlinux = os.path.join(obj, "vmlinux")
+    g0 = os.path.join(adir, "kernels", "G0")     # the release, as arm.sh kept it
+    vmlinux = os.path.join(g0, "vmlinux")
     if not os.path.isfile(vmlinux):
         sys.exit(f"sizes: {arm} is not built ({vmlinux} missing)")
     secs = sections(vmlinux)
-    exports, unversioned = symvers(os.path.join(obj, "Module.symvers"))
+    exports, unversioned = symvers(os.path.join(g0, "Module.symvers"))
     rec = {
         "vmlinux": size_bd(vmlinux),
-        "bzimage_bytes": os.path.getsize(os.path.join(obj, "arch/x86/boot/bzImage")),
+        "bzimage_bytes": os.path.getsize(os.path.join(g0, "bzImage")),
         "exports": exports,
         "unversioned_exports": unversioned,
         "kcrctab_bytes": secs.get("__kcrctab", 0) + secs.get("__kcrctab_gpl", 0),
@@ -141,13 +145,16 @@ def main(argv):
         # completeness audit: exports without a CRC, and modpost's messages
         # about them (kernel build log, the workload's main M= build)
         "audit": None if not modversions(obj) else {
-            "vmlinux_zero_crc": zero_crcs(os.path.join(obj, "Module.symvers")),
+            "vmlinux_zero_crc": zero_crcs(os.path.join(g0, "Module.symvers")),
             "workload_zero_crc": zero_crcs(os.path.join(adir, "mods", "main", "Module.symvers")),
             "kernel_missing_crc_msgs": missing_crc_lines(os.path.join(adir, "logs", "build-clean.log")),
             "workload_missing_crc_msgs": missing_crc_lines(os.path.join(adir, "logs", "modules.log"), "main"),
         },
     }
-    for ko in sorted(glob.glob(os.path.join(adir, "mods", "*", "*.ko"))):
+    # the sets workload/build.sh makes (the corpus and bench sets have their
+    # own reports and are not all valid ELF)
+    for ko in sorted(k for st in WORKLOAD_SETS
+                     for k in glob.glob(os.path.join(adir, "mods", st, "*.ko"))):
         name = os.path.relpath(ko, os.path.join(adir, "mods"))[:-3]
         s = sections(ko)
         rec["modules"][name] = {"ko_bytes": os.path.getsize(ko),

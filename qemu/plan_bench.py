@@ -14,6 +14,8 @@ Env: BENCH_NS      the Ns (default "16 256 1024 4096")
      BENCH_REPEAT  repeats per load: one number for all N, or N:R pairs
                    ("16:31 4096:9"); default REPEAT below
      BENCH_QUICK=1 3 repeats each (make test's sanity run)
+     BENCH_UNSORTED the Ns also loaded with __versions unsorted (default:
+                   the largest; "" for none)
      BENCH_TIMEOUT seconds for the boot (default 600)
 """
 import json
@@ -34,6 +36,14 @@ TIMEOUT = 600
 def ns():
     v = os.environ.get("BENCH_NS", "").split()
     return [int(n) for n in v] if v else NS
+
+
+def unsorted_ns():
+    """The Ns also loaded with __versions unsorted: the largest (BENCH_UNSORTED)."""
+    v = os.environ.get("BENCH_UNSORTED")
+    if v is not None:
+        return [int(n) for n in v.split() if int(n) in ns()]
+    return [max(ns())]
 
 
 def repeats():
@@ -60,7 +70,11 @@ def add_boots(planner, arm):
     rep = repeats()
     # largest N first: the first, longest case lets the guest settle (late
     # boot work such as the switch to the TSC clocksource) before the small
-    # Ns, whose differences are the finest, are timed
+    # Ns, whose differences are the finest, are timed. After the largest,
+    # the same-kernel A/B: that consumer with its __versions unsorted (keep's
+    # loader falls back to the linear scan); it has no "imports" field, so
+    # the report keys it by case name, apart from the per-N series.
+    unsorted = unsorted_ns()
     for n in sorted(ns(), reverse=True):
         prov, cons = module(arm, n, "provider"), module(arm, n, "consumer")
         rec = {"case": f"load-{n}", "module": f"bench/{n}/bench_consumer_{n}",
@@ -69,6 +83,16 @@ def add_boots(planner, arm):
                "note": f"load cost: a consumer importing {n} symbols, "
                        f"median of {rep[n]} loads",
                "imports": n}
+        planner.add("bench", rec, cons, [prov], repeat=rep[n])
+        cons = os.path.join(os.path.dirname(cons), "unsorted", os.path.basename(cons))
+        if n not in unsorted or not os.path.isfile(cons):
+            continue    # not asked for, or no __versions in this arm to unsort
+        rec = dict(rec, case=f"load-{n}-unsorted",
+                   module=f"bench/{n}/unsorted/bench_consumer_{n}",
+                   note=f"load cost: the {n}-import consumer with __versions reversed "
+                        f"(unsorted), median of {rep[n]} loads",
+                   imports_unsorted=n)
+        del rec["imports"]
         planner.add("bench", rec, cons, [prov], repeat=rep[n])
 
 

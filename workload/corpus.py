@@ -63,7 +63,7 @@ SHT = {"NULL": 0, "PROGBITS": 1, "SYMTAB": 2, "STRTAB": 3, "RELA": 4, "NOBITS": 
 SHF_ALLOC = 2
 EHDR = struct.Struct("<16sHHIQQQIHHHHHH")
 EHDR_FIELDS = ["e_ident", "e_type", "e_machine", "e_version", "e_entry", "e_phoff",
-               "e_shoff", "e_flags", "e_ehsize", "e_phentsize", "e_shentsize",
+               "e_shoff", "e_flags", "e_ehsize", "e_phentsize", "e_phnum", "e_shentsize",
                "e_shnum", "e_shstrndx"]
 SHDR = struct.Struct("<IIQQQQIIQQ")
 SHDR_FIELDS = ["name", "type", "flags", "addr", "offset", "size", "link", "info",
@@ -299,6 +299,8 @@ def r_copy(data, arg, ctx):
 def r_shdr(data, arg, ctx):
     sec, _, kv = arg.partition(":")
     elf = Elf(data)
+    if sec == "__versions":
+        versions(elf, ctx)      # grafted if the module has none
     s = elf.shdrs[elf.section(sec)]
     for k, v in keyvals(kv).items():
         if k not in ("type", "flags", "offset", "size", "addralign", "link", "info"):

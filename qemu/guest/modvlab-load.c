@@ -7,7 +7,12 @@
  * Plan lines (one attempt each; '#' comments and empty lines are skipped):
  *	name|flags|repeat|module.ko|dep1.ko,dep2.ko
  * flags: '-' or any of 'm' (MODULE_INIT_IGNORE_MODVERSIONS) and
- * 'v' (MODULE_INIT_IGNORE_VERMAGIC). Deps are loaded first and unloaded after.
+ * 'v' (MODULE_INIT_IGNORE_VERMAGIC), and at most one of 'u' (the module, not
+ * its deps, is loaded by a child process running as uid/gid 65534, so without
+ * any capability) and 'c' (by a child that stays uid 0 but has dropped
+ * CAP_SYS_MODULE from its bounding, permitted and effective sets).
+ * Deps are loaded first and unloaded after. A loaded module is unloaded by
+ * the name /proc/modules shows for it (its file name need not be its name).
  * repeat > 1 loads and unloads the module that many times and reports the
  * median load time (for the load-cost benchmark).
  *
@@ -21,6 +26,10 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +45,8 @@
 
 #define MAX_DEPS 8
 #define MAX_REPEAT 1000
+#define MAX_MODULES 256
+#define NOBODY 65534
 
 static const char *errno_name(int e)
 {
@@ -87,21 +98,33 @@ static unsigned long read_taint(void)
 /* /dev/kmsg, positioned at the end: read() then returns only new records. */
 static int kmsg_open(void)
 {
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	int fd = open("/dev/kmsg", O_RDWR | O_NONBLOCK);
+
+	if (fd < 0)
+		fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
 
 	if (fd >= 0)
 		lseek(fd, 0, SEEK_END);
 	return fd;
 }
 
-/* Print the records logged since kmsg_open() as "# dmesg <name>: text". */
+/*
+ * Print the records logged since kmsg_open() as "# dmesg <name>: text".
+ * A record whose text printk had to truncate (it lost its newline) stays
+ * open until the next record is stored, and /dev/kmsg does not return it
+ * until then: so first log a marker of our own, which closes any open
+ * record, then read up to it. The marker itself is not printed.
+ */
 static void kmsg_drain(int fd, const char *name)
 {
-	char rec[8192];
+	char rec[8192], marker[320];
 	ssize_t n;
+	int mlen = snprintf(marker, sizeof(marker), "modvlab-load: end of %s", name);
+	int marked;
 
 	if (fd < 0)
 		return;
+	marked = dprintf(fd, "<15>%s\n", marker) > 0;	/* debug: kept off the console */
 	for (;;) {
 		n = read(fd, rec, sizeof(rec) - 1);
 		if (n < 0 && errno == EPIPE)	/* overwritten records: skip on */
@@ -115,6 +138,8 @@ static void kmsg_drain(int fd, const char *name)
 		char *nl = strchr(text, '\n');
 		if (nl)
 			*nl = 0;
+		if (marked && !strncmp(text, marker, mlen) && !text[mlen])
+			break;
 		for (char *p = text; *p; p++)
 			if ((unsigned char)*p < 0x20)
 				*p = ' ';
@@ -143,8 +168,67 @@ static void module_name(const char *path, char *out, size_t len)
 	out[i] = 0;
 }
 
-/* Returns 0 or the errno of finit_module; *ns gets the syscall's duration. */
-static int load(const char *path, int flags, long long *ns)
+/* Give up CAP_SYS_MODULE for good: 'u' by becoming nobody, 'c' by dropping it. */
+static int drop_privilege(int how)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	const unsigned int bit = 1U << (CAP_SYS_MODULE % 32);
+	const int word = CAP_SYS_MODULE / 32;
+
+	if (how == 'u') {
+		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+		    setresuid(NOBODY, NOBODY, NOBODY))
+			return errno;
+		return 0;
+	}
+	if (prctl(PR_CAPBSET_DROP, CAP_SYS_MODULE, 0, 0, 0) ||
+	    syscall(SYS_capget, &h, d))
+		return errno;
+	d[word].effective &= ~bit;
+	d[word].permitted &= ~bit;
+	d[word].inheritable &= ~bit;
+	if (syscall(SYS_capset, &h, d) || syscall(SYS_capget, &h, d))
+		return errno;
+	return (d[word].effective | d[word].permitted) & bit ? EPERM : 0;
+}
+
+/*
+ * finit_module from a child that first gives up CAP_SYS_MODULE. Returns the
+ * errno of finit_module, or -(errno) if the privilege could not be dropped.
+ */
+static int load_unprivileged(int fd, int flags, int how)
+{
+	int pipefd[2], res[2] = { -1, EIO }, status;
+	pid_t pid;
+
+	if (pipe(pipefd))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		close(pipefd[0]);
+		res[0] = drop_privilege(how);
+		if (!res[0])
+			res[1] = syscall(SYS_finit_module, fd, "", flags) ? errno : 0;
+		if (write(pipefd[1], res, sizeof(res)) != sizeof(res))
+			_exit(1);
+		_exit(0);
+	}
+	close(pipefd[1]);
+	if (read(pipefd[0], res, sizeof(res)) != sizeof(res))
+		res[0] = EIO;
+	close(pipefd[0]);
+	waitpid(pid, &status, 0);
+	return res[0] ? -res[0] : res[1];
+}
+
+/*
+ * Returns 0 or the errno of finit_module; *ns gets the syscall's duration.
+ * how: 0, or 'u'/'c' to load without CAP_SYS_MODULE (load_unprivileged()).
+ */
+static int load(const char *path, int flags, int how, long long *ns)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	long long t0;
@@ -153,9 +237,13 @@ static int load(const char *path, int flags, long long *ns)
 	if (fd < 0)
 		return errno;
 	t0 = now_ns();
-	ret = syscall(SYS_finit_module, fd, "", flags);
-	if (ret)
-		err = errno;
+	if (how) {
+		err = load_unprivileged(fd, flags, how);
+	} else {
+		ret = syscall(SYS_finit_module, fd, "", flags);
+		if (ret)
+			err = errno;
+	}
 	if (ns)
 		*ns = now_ns() - t0;
 	close(fd);
@@ -168,6 +256,45 @@ static int unload(const char *path)
 
 	module_name(path, name, sizeof(name));
 	return syscall(SYS_delete_module, name, O_NONBLOCK) ? errno : 0;
+}
+
+/* The names in /proc/modules; returns how many, -1 if it cannot be read. */
+static int modules_list(char (*names)[64], int max)
+{
+	char line[512];
+	int n = 0;
+	FILE *f = fopen("/proc/modules", "r");
+
+	if (!f)
+		return -1;
+	while (n < max && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s", names[n]) == 1)
+			n++;
+	fclose(f);
+	return n;
+}
+
+static char before_names[MAX_MODULES][64], now_names[MAX_MODULES][64];
+
+/*
+ * Unload the module a successful load added: the name that is in
+ * /proc/modules now and was not in before_names (nbefore of them). A module
+ * file may be named unlike the module it holds (the robustness corpus), so
+ * the file name is only the fallback.
+ */
+static int unload_new(const char *path, int nbefore)
+{
+	int n = nbefore < 0 ? -1 : modules_list(now_names, MAX_MODULES);
+
+	for (int i = 0; i < n; i++) {
+		int j = 0;
+
+		while (j < nbefore && strcmp(now_names[i], before_names[j]))
+			j++;
+		if (j == nbefore)
+			return syscall(SYS_delete_module, now_names[i], O_NONBLOCK) ? errno : 0;
+	}
+	return unload(path);
 }
 
 static int cmp_ll(const void *a, const void *b)
@@ -188,6 +315,7 @@ static void run_case(int n, char *line)
 	char *depstr = line ? strsep(&line, "|") : NULL;
 	char *deps[MAX_DEPS];
 	int ndeps = 0, flags = 0, err = 0, derr = 0, uerr = 0, i, r, repeat;
+	int how = 0, nbefore;
 	unsigned long t0, t1;
 	const char *result;
 	long long ns = 0;
@@ -203,6 +331,8 @@ static void run_case(int n, char *line)
 			flags |= MODULE_INIT_IGNORE_MODVERSIONS;
 		else if (*f == 'v')
 			flags |= MODULE_INIT_IGNORE_VERMAGIC;
+		else if (*f == 'u' || *f == 'c')
+			how = *f;
 	}
 	repeat = atoi(repstr);
 	if (repeat < 1)
@@ -221,7 +351,7 @@ static void run_case(int n, char *line)
 	t0 = read_taint();
 	kfd = kmsg_open();
 	for (i = 0; i < ndeps; i++) {
-		derr = load(deps[i], 0, NULL);
+		derr = load(deps[i], 0, 0, NULL);
 		if (derr)
 			break;
 	}
@@ -230,15 +360,20 @@ static void run_case(int n, char *line)
 		err = derr;
 		ndeps = i;
 	} else {
+		nbefore = modules_list(before_names, MAX_MODULES);
 		for (r = 0; r < repeat; r++) {
-			err = load(mod, flags, &samples[r]);
+			err = load(mod, flags, how, &samples[r]);
 			if (err)
 				break;
-			uerr = unload(mod);
+			uerr = unload_new(mod, nbefore);
 			if (uerr)
 				break;
 		}
 		result = err ? "refused" : "loaded";
+		if (err < 0) {	/* could not drop the privilege: not a result */
+			result = "setup-failed";
+			err = -err;
+		}
 		if (!err && !uerr) {
 			qsort(samples, repeat, sizeof(samples[0]), cmp_ll);
 			ns = samples[repeat / 2];
@@ -304,7 +439,7 @@ int main(int argc, char **argv)
 			flags |= strchr(argv[2], 'm') ? MODULE_INIT_IGNORE_MODVERSIONS : 0;
 			flags |= strchr(argv[2], 'v') ? MODULE_INIT_IGNORE_VERMAGIC : 0;
 		}
-		err = load(argv[1], flags, &ns);
+		err = load(argv[1], flags, 0, &ns);
 		printf("%s errno=%s ns=%lld taint=0x%lx\n", err ? "refused" : "loaded",
 		       errno_name(err), ns, read_taint());
 		return err ? 1 : 0;

@@ -3,8 +3,10 @@
 # Generate and build the load-cost benchmark modules against one arm's G0
 # kernel: for each N, a provider exporting N functions and a consumer
 # importing all N (workload/bench/gen.py), both in one M= run into
-# build/arms/ARM/mods/bench/N/. Run it after workload/build.sh (which
-# empties mods/) and only while obj/ is at G0 (checked).
+# build/arms/ARM/mods/bench/N/, and where the consumer has __versions a
+# copy with them unsorted in N/unsorted/ (gen.py unsort). Run it after
+# workload/build.sh (which empties mods/) and only while obj/ is at G0
+# (checked).
 # usage: build.sh ARM        env: BENCH_NS="16 256 1024 4096"
 set -eu
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -33,5 +35,12 @@ for n in $ns; do
 	for m in provider consumer; do
 		[ -f "$d/bench_${m}_$n.ko" ] || die "bench N=$n of $arm: no bench_${m}_$n.ko (log: $log)"
 	done
+	# the same consumer with its __versions unsorted (same file name, so the
+	# loader unloads it by name): keep's loader then scans linearly
+	rm -rf "$d/unsorted"
+	if readelf -SW "$d/bench_consumer_$n.ko" | grep -q ' __versions '; then
+		python3 "$TOP/workload/bench/gen.py" unsort "$d/bench_consumer_$n.ko" \
+			"$d/unsorted/bench_consumer_$n.ko"
+	fi
 done
 done_step

@@ -13,10 +13,19 @@ unique per N, so the providers of different N never collide. The consumer
 refuses to load (-EINVAL, with a log line) if any call returns a wrong value:
 a load that "works" always really resolved every import.
 
+A second form writes a copy of a built module whose __versions entries are
+in reverse order: series-keep's loader then finds them unsorted and falls
+back to its linear scan, so the same kernel times both lookups (a same-kernel
+A/B; on base the copy is a control: its scan is linear either way).
+
 usage: gen.py N OUTDIR
+       gen.py unsort IN.ko OUT.ko
 """
 import os
+import struct
 import sys
+
+VERSION_ENTRY = 64      # struct modversion_info: 8-byte CRC + 56-byte name
 
 MASK = 0xFFFFFFFF
 
@@ -77,9 +86,42 @@ def write(path, text):
     os.replace(path + ".tmp", path)
 
 
+def unsort(src, dst):
+    """Copy src to dst with its __versions entries reversed (ELF64 little-endian)."""
+    with open(src, "rb") as f:
+        data = bytearray(f.read())
+    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+        sys.exit(f"gen.py unsort: {src}: not a little-endian ELF64 file")
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+
+    def shdr(i):   # name, offset, size
+        name, _, _, _, off, size = struct.unpack_from("<IIQQQQ", data, shoff + i * shentsize)
+        return name, off, size
+
+    _, stroff, _ = shdr(shstrndx)
+    for i in range(shnum):
+        name, off, size = shdr(i)
+        end = data.index(b"\0", stroff + name)
+        if data[stroff + name:end] == b"__versions":
+            if size % VERSION_ENTRY or size < 2 * VERSION_ENTRY:
+                sys.exit(f"gen.py unsort: {src}: __versions of {size} bytes")
+            entries = [data[o:o + VERSION_ENTRY] for o in range(off, off + size, VERSION_ENTRY)]
+            data[off:off + size] = b"".join(reversed(entries))
+            break
+    else:
+        sys.exit(f"gen.py unsort: {src}: no __versions section")
+    os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
+    with open(dst + ".tmp", "wb") as f:
+        f.write(data)
+    os.replace(dst + ".tmp", dst)
+
+
 def main(argv):
+    if len(argv) == 3 and argv[0] == "unsort":
+        return unsort(argv[1], argv[2])
     if len(argv) != 2 or not argv[0].isdigit() or int(argv[0]) < 1:
-        sys.exit("usage: gen.py N OUTDIR   (N >= 1)")
+        sys.exit("usage: gen.py N OUTDIR   (N >= 1) | gen.py unsort IN.ko OUT.ko")
     n, out = int(argv[0]), argv[1]
     os.makedirs(out, exist_ok=True)
     write(os.path.join(out, f"bench_provider_{n}.c"), provider(n))

@@ -1,0 +1,193 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The robustness section: what each arm did with each input of the corpus
+(workload/robust.tsv), against what reading its loader says it should do.
+
+Input: the report's case records (report.collect()["cases"]); those planned by
+qemu/plan_robust.py carry kind=robust, role (input|health), input and
+declared. Each input's outcome is put in the words of robust.tsv:
+
+  loaded / loaded+F     the module loaded (+F: it newly set taint F)
+  refused:ERRNO         finit_module failed with that errno
+  oops                  the kernel reported a bug (Oops, BUG, WARNING, KASAN,
+                        UBSAN, panic: classify.SPLATS) while loading it
+  loaded-misbehaved, timeout, crashed (no splat, log cut), setup-failed,
+  not-run, not-reached  what the lab saw instead
+
+Per arm: inputs, as_declared, oops, unhealthy (a health check that did not
+load and unload cleanly, or had a splat), unexpected (each input whose outcome
+is not its declaration, with the kernel's reason and the log line). An arm
+named ARM-VARIANT (lab/robust.sh's sanitizer builds) also gets variant and of.
+
+    python3 -m compare.robust [--build DIR]   prints the table; exit 1 on an
+                                              oops, an unhealthy kernel or an
+                                              unexpected outcome
+"""
+import argparse
+import sys
+
+from . import classify
+
+HEALTHY = "loaded"
+
+
+def observed(c):
+    """The outcome of one case record in robust.tsv's words."""
+    out = c.get("outcome") or "not-run"
+    if out != "not-run" and not c.get("reached", True):
+        return "not-reached"
+    if out == "crashed":
+        reason = c.get("reason") or ""
+        reason = reason.split(": ", 1)[1] if reason.startswith(("no result: ", "not reached: ")) \
+            else reason
+        return "oops" if classify.is_splat(reason) else "crashed"
+    if out == "loaded":
+        return "loaded+F" if "F" in (c.get("taint_new") or "") else "loaded"
+    if out.startswith("refused:"):
+        return f"refused:{c.get('errno') or '?'}"
+    return out
+
+
+def _variant(arm):
+    base, dash, variant = arm.partition("-")
+    return (variant, base) if dash else (None, None)
+
+
+def robustness(cases):
+    """{arm: {inputs, as_declared, oops, unhealthy, unexpected: [...], results: [...]}}."""
+    out = {}
+    mine = [c for c in cases if c.get("kind") == "robust"]
+    for c in mine:
+        arm = c["arm"]
+        if arm not in out:
+            variant, of = _variant(arm)
+            out[arm] = {"inputs": 0, "as_declared": 0, "oops": 0, "unhealthy": 0,
+                        "unexpected": [], "results": []}
+            if variant:
+                out[arm].update(variant=variant, of=of)
+    inputs = {}     # (arm, input) -> its result row, for its health check
+    for c in mine:
+        rec, obs = out[c["arm"]], observed(c)
+        if obs == "oops":
+            rec["oops"] += 1
+        if c.get("role") == "health":
+            row = inputs.get((c["arm"], c.get("input")))
+            if row is not None:
+                row["health"] = _health(obs, row["observed"])
+                if row["health"] not in ("ok", "n/a"):
+                    rec["unhealthy"] += 1
+            elif obs not in (HEALTHY, "not-run"):   # the boot's first check
+                rec["unhealthy"] += 1
+            continue
+        row = {"input": c.get("input"), "declared": c.get("declared"), "observed": obs,
+               "errno": c.get("errno"), "taint_new": c.get("taint_new"),
+               "reason": c.get("reason"), "log": c.get("log"), "boot": c.get("boot"),
+               "flags": c.get("flags"), "health": None}
+        inputs[(c["arm"], row["input"])] = row
+        rec["results"].append(row)
+        rec["inputs"] += 1
+        if obs == row["declared"]:
+            rec["as_declared"] += 1
+        else:
+            rec["unexpected"].append(row)
+    return out
+
+
+def _health(obs, input_obs):
+    """ok, n/a (the input took the kernel down; the check ran in a fresh boot), or what it saw."""
+    if input_obs in ("oops", "crashed", "timeout"):
+        return "n/a"
+    return "ok" if obs == HEALTHY else obs
+
+
+def failures(rob):
+    """One line per reason `make robust` fails: oopses, unhealthy kernels, surprises."""
+    lines = []
+    for arm, r in rob.items():
+        if r["oops"]:
+            lines.append(f"{arm}: {r['oops']} kernel bug report(s): "
+                         + ", ".join(x["input"] for x in r["results"] if x["observed"] == "oops"))
+        if r["unhealthy"]:
+            lines.append(f"{arm}: {r['unhealthy']} failed health check(s)")
+        for u in r["unexpected"]:
+            lines.append(f"{arm}: {u['input']}: declared {u['declared']}, got {u['observed']}"
+                         + (f" ({u['reason']})" if u.get("reason") else ""))
+    return lines
+
+
+def _cell(text):
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def section_md(rob):
+    """The report's "Robustness" section (Markdown lines)."""
+    out = ["## Robustness", ""]
+    if not rob:
+        return out + ["Not run (PLANS=robust; make robust).", ""]
+    out += ["Bad, forced and unprivileged module files (workload/robust.tsv), each followed "
+            "by a health check (the good module loads and unloads). Declared = what reading "
+            "the arm's loader says; any kernel bug report is a failure.", "",
+            "| arm | inputs | as declared | oops | unhealthy | unexpected |",
+            "|---|---:|---:|---:|---:|---:|"]
+    for arm, r in rob.items():
+        name = f"{arm} ({r['variant']} build of {r['of']})" if r.get("variant") else arm
+        out.append(f"| {name} | {r['inputs']} | {r['as_declared']} | {r['oops']} | "
+                   f"{r['unhealthy']} | {len(r['unexpected'])} |")
+    out.append("")
+    arms = list(rob)
+    names = []
+    for r in rob.values():
+        for x in r["results"]:
+            if x["input"] not in names:
+                names.append(x["input"])
+    out += ["| input | " + " | ".join(arms) + " |", "|---|" + "---|" * len(arms)]
+    for name in names:
+        cells = []
+        for arm in arms:
+            x = next((x for x in rob[arm]["results"] if x["input"] == name), None)
+            if x is None:
+                cells.append("–")
+                continue
+            mark = "✓" if x["observed"] == x["declared"] else f"✗ (declared {x['declared']})"
+            bad = x["observed"] == "oops" or x["health"] not in (None, "ok", "n/a")
+            health = "" if x["health"] in (None, "ok", "n/a") else f", health: {x['health']}"
+            cells.append(("**" if bad else "") + f"`{x['observed']}`" + ("**" if bad else "")
+                         + f" {mark}{health}")
+        out.append(f"| {_cell(name)} | " + " | ".join(_cell(c) for c in cells) + " |")
+    out.append("")
+    notes = [f"- **{arm}** {u['input']}: `{u['observed']}`, declared `{u['declared']}`. "
+             + (f"`{u['reason']}`" if u.get("reason") else "")
+             + (f" ({u['log']})" if u.get("log") else "")
+             for arm, r in rob.items() for u in r["unexpected"]]
+    oops = [f"- **{arm}** {x['input']}: `{x['reason']}` ({x['log']})"
+            for arm, r in rob.items() for x in r["results"] if x["observed"] == "oops"]
+    if oops:
+        out += ["Kernel bug reports:", ""] + oops + [""]
+    if notes:
+        out += ["Unexpected outcomes:", ""] + notes + [""]
+    return out
+
+
+def main(argv=None):
+    from . import report
+    ap = argparse.ArgumentParser(prog="compare.robust", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build", default="build", metavar="DIR")
+    ap.add_argument("--arm", action="append", help="only these arms (repeatable)")
+    args = ap.parse_args(argv)
+    try:
+        cases = report.collect(args.build)["cases"]
+    except report.InputError as e:
+        print(f"compare.robust: error: {e}", file=sys.stderr)
+        return 2
+    rob = robustness(c for c in cases if not args.arm or c["arm"] in args.arm)
+    print("\n".join(section_md(rob)))
+    bad = failures(rob)
+    for line in bad:
+        print(f"robust: {line}", file=sys.stderr)
+    if not rob:
+        print("robust: no robustness cases in the plans (PLANS=robust)", file=sys.stderr)
+        return 1
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Plan the robustness boots of an arm (PLANS=robust): the corpus of
+workload/robust.tsv on the release kernel G0, each input followed by a health
+check (the good module loads and unloads).
+
+Boots:
+  robust          a first health check, then every input whose expectation on
+                  this arm is an ordinary refusal or load, each followed by its
+                  health check
+  robust-<input>  one boot per input that is expected to oops, to set taint F,
+                  or that is run with m/v (forced), so that the others still run
+                  and a taint bit read back is that input's own
+
+The corpus is (re)made first from the arm's good module (workload/corpus.py),
+so it always derives from the module the arm last built. An arm called
+ARM-VARIANT (the sanitizer builds of lab/robust.sh, e.g. base-kasan) is held
+to ARM's column. Each case record carries kind=robust, input, role
+(input|health), declared (the expectation), for compare/robust.py; its
+`expected` is the declaration, so it never enters the compatibility verdicts.
+"""
+import os
+import shutil
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(TOP, "workload"))
+import corpus  # noqa: E402
+
+HEALTH = "main/mod-asm-user"
+ARM_COLUMNS = ("nomodv", "base", "keep", "remove")
+
+
+def column(arm):
+    """The robust.tsv column an arm is held to: its own, or that of ARM for ARM-VARIANT."""
+    if arm in ARM_COLUMNS:
+        return arm
+    base = arm.split("-", 1)[0]
+    return base if base in ARM_COLUMNS else None
+
+
+def isolated(row, declared):
+    return declared == "oops" or declared.endswith("+F") or any(c in row["flags"] for c in "mv")
+
+
+def add_boots(p, arm, tsv=corpus.TSV):
+    col = column(arm)
+    rows = corpus.read_tsv(tsv)
+    adir = os.path.join(corpus.ARMS, arm)
+    try:
+        files = corpus.generate(arm, tsv)
+    except corpus.CorpusError as e:
+        # no stale corpus may stand in for one that could not be made
+        shutil.rmtree(os.path.join(adir, "mods", "corpus"), ignore_errors=True)
+        print(f"plan_robust: {arm}: {e}; the robustness cases are not run", file=sys.stderr)
+        files = {}
+    good = os.path.join(adir, "mods", HEALTH + ".ko")
+    missing = lambda name: os.path.join(adir, "mods", "corpus", name + ".ko")
+
+    def rec(case, role, row=None, declared="loaded"):
+        r = dict(case=case, kind="robust", role=role, built_by=arm, built_for="G0",
+                 flags=row["flags"] if row and role == "input" else "-", deps=[],
+                 expected=declared, declared=declared, column=col,
+                 input=row["input"] if row else None,
+                 make=row["make"] if row else None,
+                 note=row["note"] if row and role == "input" else
+                 "health check: the good module loads and unloads")
+        r["module"] = ("corpus/" + row["input"]) if role == "input" else HEALTH
+        return r
+
+    p.boot("robust", "G0", None)
+    p.add("robust", rec("health-0", "health"), good)
+    for row in rows:
+        declared = row.get(col, "?") if col else "?"
+        if declared == "-":
+            continue
+        boot = "robust"
+        if isolated(row, declared):
+            boot = "robust-" + row["input"]
+            p.boot(boot, "G0", None)
+        name = row["input"]
+        p.add(boot, rec("robust-" + name, "input", row, declared),
+              files.get(name, missing(name)))
+        p.add(boot, rec("health-" + name, "health", row), good)

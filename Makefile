@@ -19,7 +19,7 @@ ALL_ARMS := nomodv base keep remove
 ARMS ?= nomodv base $(foreach a,keep remove,$(if $(wildcard series-$(a)/series),$(a)))
 
 .DEFAULT_GOAL := help
-.PHONY: help deps tree compare report test unit clean clean-tree $(ALL_ARMS)
+.PHONY: help deps tree compare report test unit bisect clean clean-tree $(ALL_ARMS)
 
 help:
 	@echo 'modvlab: keep or remove CONFIG_MODVERSIONS, measured'
@@ -30,6 +30,7 @@ help:
 	@echo '  nomodv base keep remove'
 	@echo '               build one arm (kernel + workload modules) and boot it'
 	@echo '  report       re-render build/report/ from saved logs (no build, no boot)'
+	@echo '  bisect       build after every patch of each series (build/bisect/*.tsv)'
 	@echo '  unit         unit tests only (seconds; no kernel build)'
 	@echo '  deps         check Debian packages; install the missing ones as root'
 	@echo '  tree         extract linux-source-6.1 into build/linux (once)'
@@ -70,12 +71,16 @@ compare: $(addprefix build-,$(ARMS))
 	@for a in $(ARMS); do python3 lab/sizes.py $$a || exit 1; done
 	@sh lab/provenance.sh $(ARMS)
 	@rc=0; for a in $(ARMS); do sh lab/run.sh $$a || rc=1; done; \
-	python3 -m compare report --build "$(B)" || rc=1; \
+	python3 -m compare report --build "$(B)" --arms "$(shell echo $(ARMS) | tr ' ' ,)" || rc=1; \
 	[ $$rc = 0 ] || echo 'modvlab: error: some boots did not finish (see above)' >&2; \
 	exit $$rc
 
 report:
-	@python3 -m compare report --build "$(B)"
+	@python3 -m compare report --build "$(B)" --arms "$(shell echo $(ARMS) | tr ' ' ,)"
+
+# Every patch of every series builds on its own (minutes per patch).
+bisect: tree
+	@for a in keep remove; do [ ! -f series-$$a/series ] || sh lab/bisect.sh $$a || exit 1; done
 
 unit:
 	@python3 tests/run.py

@@ -7,7 +7,8 @@ from . import classify, ktap, report
 
 
 def cmd_report(args):
-    rep, jpath, mpath, hpath = report.write(args.build)
+    only = args.arms.split(",") if args.arms else None
+    rep, jpath, mpath, hpath = report.write(args.build, only)
     n = len(rep["cases"])
     print(f"compare: wrote {jpath}, {mpath} and {hpath} ({len(rep['arms'])} arms, {n} cases)")
     for lab, v in rep["verdicts"].items():
@@ -53,6 +54,7 @@ def main(argv=None):
     p = sub.add_parser("report", help="write BUILD/report/report.json, report.md and report.html")
     p.add_argument("--build", default="build", metavar="DIR",
                    help="the build directory holding arms/ (default: ./build)")
+    p.add_argument("--arms", metavar="A,B", help="report only these arms (default: every arm that ran)")
     p.set_defaults(func=cmd_report)
     p = sub.add_parser("parse", help="parse one console log and print its cases; "
                        "exit 1 unless the run is complete")

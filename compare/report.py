@@ -254,11 +254,16 @@ def arm_cases(arm, adir, plan, arec):
 
 # --- the whole report -------------------------------------------------------
 
-def collect(build):
-    """The report.json dict for a build directory."""
+def collect(build, only=None):
+    """The report.json dict for a build directory (only: these arms)."""
     build = pathlib.Path(build)
     arms_dir = build / "arms"
     names = arm_names(arms_dir)
+    if only:
+        missing = [a for a in only if a not in names]
+        if missing:
+            raise InputError(f"no {arms_dir}/{missing[0]}/plan.json (arm {missing[0]} did not run)")
+        names = [a for a in names if a in only]
     if not names:
         raise InputError(f"nothing to report: no {arms_dir}/<arm>/plan.json")
     prov = load_json(build / "provenance.json") or {}
@@ -895,11 +900,11 @@ def _write(path, text):
     os.replace(tmp, path)
 
 
-def write(build):
+def write(build, only=None):
     """Collect and write DIR/report/report.json, report.md and report.html.
 
     Returns (report, json path, md path, html path)."""
-    report = collect(build)
+    report = collect(build, only)
     outdir = pathlib.Path(build) / "report"
     md, page = render_md(report), render_html(report)
     try:

@@ -13,9 +13,11 @@ declared. Each input's outcome is put in the words of robust.tsv:
   loaded-misbehaved, timeout, crashed (no splat, log cut), setup-failed,
   not-run, not-reached  what the lab saw instead
 
-Per arm: inputs, as_declared, oops, unhealthy (a health check that did not
-load and unload cleanly, or had a splat), unexpected (each input whose outcome
-is not its declaration, with the kernel's reason and the log line). An arm
+Per arm: inputs, as_declared, oops (cases, inputs or health checks, with a
+kernel bug report; their names in bug_cases), unhealthy (a health check that
+did not load and unload cleanly, or had a splat), unexpected (each input whose
+outcome is not its declaration, with the kernel's reason and the log line),
+results (every input: declared, observed, errno, reason, log, health). An arm
 named ARM-VARIANT (lab/robust.sh's sanitizer builds) also gets variant and of.
 
     python3 -m compare.robust [--build DIR]   prints the table; exit 1 on an
@@ -61,7 +63,7 @@ def robustness(cases):
         if arm not in out:
             variant, of = _variant(arm)
             out[arm] = {"inputs": 0, "as_declared": 0, "oops": 0, "unhealthy": 0,
-                        "unexpected": [], "results": []}
+                        "unexpected": [], "results": [], "bug_cases": []}
             if variant:
                 out[arm].update(variant=variant, of=of)
     inputs = {}     # (arm, input) -> its result row, for its health check
@@ -69,10 +71,13 @@ def robustness(cases):
         rec, obs = out[c["arm"]], observed(c)
         if obs == "oops":
             rec["oops"] += 1
+            rec["bug_cases"].append(c.get("case"))
         if c.get("role") == "health":
             row = inputs.get((c["arm"], c.get("input")))
             if row is not None:
                 row["health"] = _health(obs, row["observed"])
+                if row["health"] not in ("ok", "n/a"):
+                    row.update(health_reason=c.get("reason"), health_log=c.get("log"))
                 if row["health"] not in ("ok", "n/a"):
                     rec["unhealthy"] += 1
             elif obs not in (HEALTHY, "not-run"):   # the boot's first check
@@ -104,8 +109,7 @@ def failures(rob):
     lines = []
     for arm, r in rob.items():
         if r["oops"]:
-            lines.append(f"{arm}: {r['oops']} kernel bug report(s): "
-                         + ", ".join(x["input"] for x in r["results"] if x["observed"] == "oops"))
+            lines.append(f"{arm}: {r['oops']} kernel bug report(s): " + ", ".join(r["bug_cases"]))
         if r["unhealthy"]:
             lines.append(f"{arm}: {r['unhealthy']} failed health check(s)")
         for u in r["unexpected"]:
@@ -148,10 +152,9 @@ def section_md(rob):
                 cells.append("–")
                 continue
             mark = "✓" if x["observed"] == x["declared"] else f"✗ (declared {x['declared']})"
-            bad = x["observed"] == "oops" or x["health"] not in (None, "ok", "n/a")
-            health = "" if x["health"] in (None, "ok", "n/a") else f", health: {x['health']}"
-            cells.append(("**" if bad else "") + f"`{x['observed']}`" + ("**" if bad else "")
-                         + f" {mark}{health}")
+            obs = f"`{x['observed']}`"
+            health = "" if x["health"] in (None, "ok", "n/a") else f", **health: {x['health']}**"
+            cells.append((f"**{obs}**" if x["observed"] == "oops" else obs) + f" {mark}{health}")
         out.append(f"| {_cell(name)} | " + " | ".join(_cell(c) for c in cells) + " |")
     out.append("")
     notes = [f"- **{arm}** {u['input']}: `{u['observed']}`, declared `{u['declared']}`. "
@@ -160,8 +163,17 @@ def section_md(rob):
              for arm, r in rob.items() for u in r["unexpected"]]
     oops = [f"- **{arm}** {x['input']}: `{x['reason']}` ({x['log']})"
             for arm, r in rob.items() for x in r["results"] if x["observed"] == "oops"]
+    oops += [f"- **{arm}** the health check after {x['input']}: `{x['health_reason']}` "
+             f"({x['health_log']})"
+             for arm, r in rob.items() for x in r["results"] if x.get("health") == "oops"]
+    sick = [f"- **{arm}** the health check after {x['input']}: `{x['health']}`. "
+            f"`{x['health_reason']}` ({x['health_log']})"
+            for arm, r in rob.items() for x in r["results"]
+            if x.get("health") not in (None, "ok", "n/a", "oops")]
     if oops:
         out += ["Kernel bug reports:", ""] + oops + [""]
+    if sick:
+        out += ["Failed health checks:", ""] + sick + [""]
     if notes:
         out += ["Unexpected outcomes:", ""] + notes + [""]
     return out

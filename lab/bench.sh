@@ -36,7 +36,7 @@
 set -eu
 . "$(dirname "$0")/common.sh"
 
-quick= phases=lab,load,build
+quick="" phases=lab,load,build
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1 ;;
@@ -77,6 +77,7 @@ wait_builds() {
 
 # --- lab: a warm make compare -------------------------------------------------
 if has lab; then
+	wait_builds
 	step LAB "make compare (warm)"
 	n0=$(wc -l < "$B/steps.tsv" 2>/dev/null || echo 0)
 	t0=$(date +%s.%N)
@@ -139,7 +140,7 @@ if has build; then
 	check_gk() { # SRC: the tree's genksyms variable is still the one above
 		f=$1/scripts/Makefile.build
 		grep -q '^genksyms = scripts/genksyms/genksyms' "$f" || return 0	# no genksyms at all
-		awk '/^genksyms = /{p=1} p{print} p&&!/\\$/{exit}' "$f" | tr -d '\\\t\n' | tr -s ' ' |
+		awk '/^genksyms = /{p=1} p{print} p&&!/\\$/{exit}' "$f" | tr '\\\t\n' '   ' | tr -s ' ' |
 			grep -qF 'genksyms = scripts/genksyms/genksyms $(if $(1), -T $(2)) $(if $(KBUILD_PRESERVE), -p) -r $(or $(wildcard $(2:.symtypes=.symref)), /dev/null)' ||
 			die "$1/scripts/Makefile.build: its genksyms command changed; update lab/bench.sh (GK)"
 	}

@@ -48,7 +48,8 @@ for g in $gens; do
 			kid=$g-diligent string=$abi.$g
 		fi
 		k=$A/kernels/$kid
-		id=$(cat "$A/series.id" "$A/config.id" "$patch" | sha256sum | cut -c1-16)$string
+		id=$(cat "$A/series.id" "$A/config.id" "$patch" "$TOP/workload/build.sh" \
+			"$TOP"/workload/probe-users/* | sha256sum | cut -c1-16)$string
 		[ "$(cat "$k/id" 2>/dev/null)" = "$id" ] && continue
 		step GEN "$arm $kid"
 		reset_tree

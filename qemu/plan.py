@@ -56,6 +56,13 @@ def read_cases():
     return cases
 
 
+def cross_arm():
+    """(built_by, arm) -> (expected, why) from workload/cross-arm.tsv."""
+    rows = read_tsv(os.path.join(TOP, "workload", "cross-arm.tsv"),
+                    ["built_by", "arm", "expected", "why"])
+    return {(r["built_by"], r["arm"]): (r["expected"], r["why"]) for r in rows}
+
+
 def imports(ko):
     """The symbols a module imports: its undefined symbols (a build fact)."""
     out = subprocess.run(["nm", "-u", ko], capture_output=True, text=True, check=True).stdout
@@ -107,11 +114,14 @@ def plan(arm, gen_filter):
     mods = lambda by, m: os.path.join(ARMS, by, "mods", m + ".ko")
     # G0: the foundation cases, then the probe users on the release
     p.boot("G0", "G0", None)
+    cross = cross_arm()
     for c in read_cases():
         by = arm if c["built_by"] == "self" else c["built_by"]
         if c["built_by"] == arm:
             continue    # the same as the arm's own case
         rec = dict(c, built_by=by, built_for="G0")
+        if (by, arm) in cross:
+            rec["expected"], rec["expected_why"] = cross[(by, arm)]
         p.add("G0", rec, mods(by, c["module"]), [mods(by, d) for d in c["deps"]])
     probes = read_tsv(os.path.join(TOP, "workload", "probe-cases.tsv"), PROBE_FIELDS)
     for pc in probes:

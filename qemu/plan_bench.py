@@ -28,7 +28,7 @@ ARMS = os.path.join(os.environ.get("B", os.path.join(TOP, "build")), "arms")
 NS = [16, 256, 1024, 4096]
 # Enough for a stable median under TCG; base's quadratic lookup makes one
 # N=4096 load take ~0.6 s there (TCG), so fewer of those.
-REPEAT = {16: 51, 256: 51, 1024: 21, 4096: 15}
+REPEAT = {16: 51, 256: 51, 1024: 21, 4096: 11}
 QUICK_REPEAT = 3
 TIMEOUT = 600
 

@@ -11,12 +11,15 @@ Boots:
                   or that is run with m/v (forced), so that the others still run
                   and a taint bit read back is that input's own
 
+env ROBUST_INPUTS="a b": only these inputs (make test runs a reduced corpus).
+
 The corpus is (re)made first from the arm's good module (workload/corpus.py),
 so it always derives from the module the arm last built. An arm called
 ARM-VARIANT (the sanitizer builds of lab/robust.sh, e.g. base-kasan) is held
-to ARM's column. Each case record carries kind=robust, input, role
-(input|health), declared (the expectation), for compare/robust.py; its
-`expected` is the declaration, so it never enters the compatibility verdicts.
+to ARM's column; an input declared `-` for the arm is neither made nor run.
+Each case record carries kind=robust, input, role (input|health), declared
+(the expectation), for compare/robust.py; its `expected` is the declaration,
+so it never enters the compatibility verdicts.
 """
 import os
 import shutil
@@ -28,15 +31,7 @@ sys.path.insert(0, os.path.join(TOP, "workload"))
 import corpus  # noqa: E402
 
 HEALTH = "main/mod-asm-user"
-ARM_COLUMNS = ("nomodv", "base", "keep", "remove")
-
-
-def column(arm):
-    """The robust.tsv column an arm is held to: its own, or that of ARM for ARM-VARIANT."""
-    if arm in ARM_COLUMNS:
-        return arm
-    base = arm.split("-", 1)[0]
-    return base if base in ARM_COLUMNS else None
+column = corpus.column
 
 
 def isolated(row, declared):
@@ -46,6 +41,13 @@ def isolated(row, declared):
 def add_boots(p, arm, tsv=corpus.TSV):
     col = column(arm)
     rows = corpus.read_tsv(tsv)
+    only = os.environ.get("ROBUST_INPUTS", "").split()
+    unknown = sorted(set(only) - {r["input"] for r in rows})
+    if unknown:
+        sys.exit(f"plan_robust: ROBUST_INPUTS: unknown input(s) {' '.join(unknown)} "
+                 f"(see {os.path.relpath(tsv, TOP)})")
+    if only:
+        rows = [r for r in rows if r["input"] in only]
     adir = os.path.join(corpus.ARMS, arm)
     try:
         files = corpus.generate(arm, tsv)

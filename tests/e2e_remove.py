@@ -6,6 +6,7 @@ remove arm really is built without symbol versions and with the ABI string
 in vermagic. Skipped only when series-remove/series does not exist."""
 import email
 import glob
+import json
 import os
 import re
 import shutil
@@ -175,6 +176,25 @@ class TestSeriesRemove(unittest.TestCase):
                 self.assertNotIn("__versions", secs)
                 self.assertFalse({"__kcrctab", "__kcrctab_gpl"} & secs)
         self.assertFalse({"__kcrctab", "__kcrctab_gpl"} & section_names(os.path.join(ARM, "obj", "vmlinux")))
+
+    def test_outcomes(self):
+        # tests/expect/remove.tsv: what the remove kernel really does with
+        # the foundation cases (G0, no policy), as seen in a TCG guest
+        expect = os.path.join(TOP, "tests", "expect", "remove.tsv")
+        if not os.path.isfile(expect):
+            self.skipTest("no tests/expect/remove.tsv")
+        with open(os.path.join(B, "report", "report.json")) as f:
+            got = {c["case"]: c for c in json.load(f)["cases"]
+                   if c["arm"] == "remove" and c.get("loaded_into") in (None, "G0")
+                   and not c.get("policy")}
+        for line in read(expect).splitlines():
+            if not line.strip() or line.startswith("#"):
+                continue
+            arm, case, outcome = line.split("\t")[:3]
+            with self.subTest(case=case):
+                self.assertEqual(arm, "remove")
+                self.assertIn(case, got, f"remove/{case} not in the report")
+                self.assertEqual(got[case]["outcome"], outcome, got[case].get("reason"))
 
     def test_symvers_keeps_its_format(self):
         # decision in "modpost: remove symbol CRC support": five columns, CRC 0

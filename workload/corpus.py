@@ -20,6 +20,7 @@ Recipes (`recipe` or `recipe:argument`):
   truncate:N|half           keep the first N bytes (or half) of the file
   empty                     a zero-length file
   bytes:TEXT                a file of exactly these bytes (\\xNN escapes)
+  flip:SEC                  flip the low bit of the first byte of section SEC
   versions-crc-flip:SYM     flip the low bit of SYM's CRC in __versions
   versions-unterminated:SYM fill the rest of SYM's 56-byte name with 'X': no NUL
   versions-dup:SYM,FIRST    a second SYM entry with a flipped CRC, after the
@@ -57,7 +58,8 @@ B = os.environ.get("B", os.path.join(TOP, "build"))
 ARMS = os.path.join(B, "arms")
 TSV = os.path.join(TOP, "workload", "robust.tsv")
 GOOD = "main/mod-asm-user"
-FIELDS = ["input", "make", "flags", "nomodv", "base", "keep", "remove", "note"]
+ARM_COLUMNS = ("nomodv", "base", "keep", "remove")
+FIELDS = ["input", "make", "flags", *ARM_COLUMNS, "note"]
 
 SHT = {"NULL": 0, "PROGBITS": 1, "SYMTAB": 2, "STRTAB": 3, "RELA": 4, "NOBITS": 8}
 SHF_ALLOC = 2
@@ -265,8 +267,9 @@ def versions(elf, ctx):
         crcs = read_symvers(ctx.get("symvers"))
         names = [n for n in elf.undefined_symbols() if n != "module_layout"]
         names.append("module_layout")
-        blob = b"".join(struct.pack("<Q", crcs.get(n, 0)) + n.encode()[:VERSION_NAME - 1]
-                        .ljust(VERSION_NAME, b"\0") for n in names)
+        blob = b"".join(struct.pack("<Q", crcs.get(n, 0))
+                        + n.encode()[:VERSION_NAME - 1].ljust(VERSION_NAME, b"\0")
+                        for n in names)
         i = elf.add_section("__versions", blob, SHT["PROGBITS"], SHF_ALLOC, 32)
     blob = elf.content(i)
     return i, [blob[o:o + VERSION_ENTRY] for o in range(0, len(blob), VERSION_ENTRY)]
@@ -335,6 +338,17 @@ def r_empty(data, arg, ctx):
 
 def r_bytes(data, arg, ctx):
     return unescape(arg)
+
+
+def r_flip(data, arg, ctx):
+    elf = Elf(data)
+    i = elf.section(arg)
+    blob = bytearray(elf.content(i))
+    if not blob:
+        raise CorpusError(f"{arg} has no bytes to flip")
+    blob[0] ^= 1
+    elf.set_content(i, bytes(blob))
+    return elf.to_bytes()
 
 
 def r_versions_crc_flip(data, arg, ctx):
@@ -440,6 +454,7 @@ RECIPES = {
     "truncate": r_truncate,
     "empty": r_empty,
     "bytes": r_bytes,
+    "flip": r_flip,
     "versions-crc-flip": r_versions_crc_flip,
     "versions-unterminated": r_versions_unterminated,
     "versions-dup": r_versions_dup,
@@ -481,6 +496,14 @@ def read_tsv(path=TSV):
     return rows
 
 
+def column(arm):
+    """The robust.tsv column an arm is held to: its own, or ARM's for ARM-VARIANT."""
+    if arm in ARM_COLUMNS:
+        return arm
+    base = arm.split("-", 1)[0]
+    return base if base in ARM_COLUMNS else None
+
+
 def arm_context(arm):
     adir = os.path.join(ARMS, arm)
     symvers = os.path.join(adir, "kernels", "G0", "Module.symvers")
@@ -497,8 +520,10 @@ def generate(arm, tsv=TSV, good=GOOD, out=None, only=None):
     """Write every input of robust.tsv for an arm; returns {input: path}.
 
     A recipe of the form `input:NAME` reuses another input's file (a forced
-    load of a mismatching module, for instance). Raises CorpusError if the
-    good module is missing or a recipe does not apply.
+    load of a mismatching module, for instance). An input declared `-` for
+    the arm is not made (its recipe may need what only other arms' modules
+    have). Raises CorpusError if the good module is missing or a recipe does
+    not apply.
     """
     src = os.path.join(ARMS, arm, "mods", good + ".ko")
     if not os.path.isfile(src):
@@ -508,7 +533,8 @@ def generate(arm, tsv=TSV, good=GOOD, out=None, only=None):
     out = out or os.path.join(ARMS, arm, "mods", "corpus")
     os.makedirs(out, exist_ok=True)
     ctx = arm_context(arm)
-    rows = read_tsv(tsv)
+    col = column(arm)
+    rows = [r for r in read_tsv(tsv) if not col or r[col] != "-"]
     made = {}
     for r in rows:
         if only and r["input"] not in only:

@@ -108,6 +108,8 @@ static int kmsg_open(void)
 	return fd;
 }
 
+static int kmsg_warned;	/* said once that /dev/kmsg cannot be written */
+
 /*
  * Print the records logged since kmsg_open() as "# dmesg <name>: text".
  * A record whose text printk had to truncate (it lost its newline) stays
@@ -124,7 +126,12 @@ static void kmsg_drain(int fd, const char *name)
 
 	if (fd < 0)
 		return;
-	marked = dprintf(fd, "<15>%s\n", marker) > 0;	/* debug: kept off the console */
+	/* one write(): dprintf() would lseek(SEEK_CUR), which /dev/kmsg refuses */
+	snprintf(rec, sizeof(rec), "<15>%s\n", marker);	/* debug: kept off the console */
+	marked = write(fd, rec, strlen(rec)) > 0;
+	if (!marked && !kmsg_warned++)
+		printf("# modvlab: cannot write /dev/kmsg (%s): a truncated kernel line "
+		       "may show in the next case\n", strerror(errno));
 	for (;;) {
 		n = read(fd, rec, sizeof(rec) - 1);
 		if (n < 0 && errno == EPIPE)	/* overwritten records: skip on */

@@ -206,10 +206,12 @@ def build_costs(arms, quick):
         if g["total"] and s["median"]:
             g["share_of_build_pct"] = round(100 * g["total"]["median"] / s["median"], 1)
         gk[arm] = g
-    base = (out.get("base") or {}).get("median")
+    base = out.get("base") or {}
     for arm, s in out.items():
         if s is not None:
-            s["ratio_to_base"] = round(s["median"] / base, 3) if base else None
+            # only like with like: a ccache-on (quick) run is no cost to compare
+            same = base.get("median") and base.get("mode") == s["mode"]
+            s["ratio_to_base"] = round(s["median"] / base["median"], 3) if same else None
     return out, gk
 
 

@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: GPL-2.0
+"""End-to-end assertions on the robustness cases of the run `make test` just
+did (PLANS=robust with the reduced corpus ROBUST_INPUTS): in every arm each
+input did what workload/robust.tsv declares, no kernel bug report, every
+health check passed. Skipped when the run planned no robustness cases."""
+import json
+import os
+import unittest
+
+from compare import report, robust
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+B = os.environ.get("B", os.path.join(TOP, "build"))
+
+
+def planned():
+    arms = os.path.join(B, "arms")
+    for arm in sorted(os.listdir(arms)) if os.path.isdir(arms) else []:
+        try:
+            with open(os.path.join(arms, arm, "plan.json")) as f:
+                if any(c.get("kind") == "robust" for c in json.load(f).get("cases", [])):
+                    return True
+        except (OSError, ValueError):
+            continue
+    return False
+
+
+@unittest.skipUnless(planned(), "no robustness cases planned (PLANS=robust)")
+class TestRobust(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.rob = robust.robustness(report.collect(B)["cases"])
+
+    def test_every_arm_ran_the_corpus(self):
+        self.assertTrue(self.rob)
+        for arm, r in self.rob.items():
+            with self.subTest(arm=arm):
+                self.assertGreater(r["inputs"], 0)
+                self.assertFalse([x["input"] for x in r["results"]
+                                  if x["observed"] in ("not-run", "not-reached")])
+
+    def test_as_declared(self):
+        for arm, r in self.rob.items():
+            with self.subTest(arm=arm):
+                self.assertEqual(r["unexpected"], [], robust.failures({arm: r}))
+
+    def test_no_bug_reports_and_healthy(self):
+        for arm, r in self.rob.items():
+            with self.subTest(arm=arm):
+                self.assertEqual((r["oops"], r["unhealthy"]), (0, 0), robust.failures({arm: r}))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,155 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Tests of compare/robust.py (the robustness section) and qemu/plan_robust.py.
+
+Fixture: tests/data/robust/arms/base/, a plan.json as plan_robust writes it and
+the console logs of its boots: robust (an input refused as declared, one
+refused although declared loaded whose health check then WARNs, an
+unprivileged load whose health check fails with EEXIST), robust-crash (an
+Oops, declared) with its health check resumed in robust-crash.r1, and
+robust-forced (a forced load that newly sets F).
+"""
+import contextlib
+import io
+import os
+import pathlib
+import sys
+import tempfile
+import unittest
+
+from compare import report, robust
+
+HERE = pathlib.Path(__file__).parent
+DATA = HERE / "data" / "robust"
+
+
+def rob():
+    return robust.robustness(report.collect(DATA)["cases"])
+
+
+class TestRobustness(unittest.TestCase):
+    def test_counts(self):
+        r = rob()["base"]
+        self.assertEqual(r["inputs"], 5)
+        self.assertEqual(r["as_declared"], 4)
+        self.assertEqual(r["oops"], 2)               # the crash and a WARNING
+        self.assertEqual(r["bug_cases"], ["health-surprise", "robust-crash"])
+        self.assertEqual(r["unhealthy"], 2)          # the WARNING, the EEXIST
+
+    def test_observed(self):
+        got = {x["input"]: (x["observed"], x["health"]) for x in rob()["base"]["results"]}
+        self.assertEqual(got, {
+            "bad-elf": ("refused:ENOEXEC", "ok"),
+            "surprise": ("refused:EINVAL", "oops"),
+            "noperm": ("refused:EPERM", "refused:EEXIST"),
+            "crash": ("oops", "n/a"),                # its check ran in a fresh boot
+            "forced": ("loaded+F", "ok"),
+        })
+
+    def test_unexpected_has_evidence(self):
+        (u,) = rob()["base"]["unexpected"]
+        self.assertEqual((u["input"], u["declared"], u["observed"]),
+                         ("surprise", "loaded", "refused:EINVAL"))
+        self.assertIn("disagrees about version", u["reason"])
+        self.assertEqual(u["log"], "arms/base/boot/robust.log:18")
+
+    def test_oops_evidence(self):
+        crash = next(x for x in rob()["base"]["results"] if x["input"] == "crash")
+        self.assertIn("BUG: unable to handle page fault", crash["reason"])
+        self.assertEqual(crash["log"], "arms/base/boot/robust-crash.log:6")
+
+    def test_failures_and_markdown(self):
+        r = rob()
+        lines = robust.failures(r)
+        self.assertEqual(len(lines), 3)
+        self.assertTrue(lines[0].startswith("base: 2 kernel bug report(s)"))
+        md = "\n".join(robust.section_md(r))
+        self.assertIn("## Robustness", md)
+        self.assertIn("| base | 5 | 4 | 2 | 2 | 1 |", md)
+        self.assertIn("| surprise | `refused:EINVAL` ✗ (declared loaded), **health: oops** |", md)
+        self.assertIn("| crash | **`oops`** ✓ |", md)
+        self.assertIn("the health check after surprise: `WARNING: CPU: 0", md)
+        self.assertIn("the health check after noperm: `refused:EEXIST`", md)
+
+    def test_other_cases_are_ignored(self):
+        cases = report.collect(DATA)["cases"] + [
+            {"arm": "base", "case": "asm-user", "outcome": "crashed", "reason": "Oops"}]
+        self.assertEqual(robust.robustness(cases), rob())
+        self.assertEqual(robust.robustness([]), {})
+        self.assertIn("Not run", "\n".join(robust.section_md({})))
+
+    def test_observed_words(self):
+        o = robust.observed
+        self.assertEqual(o({"outcome": "loaded", "taint_new": "F"}), "loaded+F")
+        self.assertEqual(o({"outcome": "loaded", "taint_new": "O"}), "loaded")
+        self.assertEqual(o({"outcome": "refused:vermagic", "errno": "ENOEXEC"}), "refused:ENOEXEC")
+        self.assertEqual(o({"outcome": "crashed", "reason": "BUG: KASAN: vmalloc-out-of-bounds"}),
+                         "oops")
+        self.assertEqual(o({"outcome": "crashed", "reason": "no result: log truncated"}), "crashed")
+        self.assertEqual(o({"outcome": "crashed", "reached": False,
+                            "reason": "not reached: Oops: 0000"}), "not-reached")
+        self.assertEqual(o({"outcome": "timeout", "reason": "no result: boot timed out"}), "timeout")
+        self.assertEqual(o({"outcome": "not-run"}), "not-run")
+
+    def test_variant_arm(self):
+        cases = [dict(c, arm="base-kasan") for c in report.collect(DATA)["cases"]]
+        r = robust.robustness(cases)["base-kasan"]
+        self.assertEqual((r["variant"], r["of"]), ("kasan", "base"))
+        self.assertIn("base-kasan (kasan build of base)", "\n".join(robust.section_md(
+            {"base-kasan": r})))
+
+    def test_cli_exit_status(self):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            self.assertEqual(robust.main(["--build", str(DATA)]), 1)
+        self.assertIn("## Robustness", out.getvalue())
+        self.assertIn("robust: base: surprise: declared loaded", err.getvalue())
+
+
+class TestPlanRobust(unittest.TestCase):
+    """plan_robust on a fake arm: the corpus is made, inputs and checks are planned."""
+
+    @classmethod
+    def setUpClass(cls):
+        sys.path.insert(0, str(HERE.parent / "qemu"))
+        import plan_robust
+        cls.pr = plan_robust
+
+    def test_columns(self):
+        self.assertEqual(self.pr.column("base"), "base")
+        self.assertEqual(self.pr.column("base-kasan"), "base")
+        self.assertIsNone(self.pr.column("other"))
+
+    def test_isolation_rule(self):
+        iso = self.pr.isolated
+        self.assertTrue(iso({"flags": "-"}, "oops"))
+        self.assertTrue(iso({"flags": "-"}, "loaded+F"))
+        self.assertTrue(iso({"flags": "m"}, "loaded"))
+        self.assertFalse(iso({"flags": "u"}, "refused:EPERM"))
+        self.assertFalse(iso({"flags": "-"}, "refused:ENOEXEC"))
+
+    def test_plan_without_good_module(self):
+        """No module built: nothing stale is planned, every case is not_run."""
+        sys.path.insert(0, str(HERE.parent / "qemu"))
+        import plan
+        with tempfile.TemporaryDirectory() as tmp:
+            corpus = self.pr.corpus
+            old = corpus.ARMS
+            corpus.ARMS = plan.ARMS = os.path.join(tmp, "arms")
+            try:
+                p = plan.Planner("base")
+                err = io.StringIO()
+                with contextlib.redirect_stderr(err):
+                    self.pr.add_boots(p, "base")
+                self.assertIn("the robustness cases are not run", err.getvalue())
+            finally:
+                corpus.ARMS = plan.ARMS = old
+            self.assertIn("robust", p.boots)
+            self.assertEqual(sum(len(b["plan"]) for b in p.boots.values()), 0)
+            names = {c["case"] for c in p.not_run}
+            self.assertIn("health-0", names)
+            self.assertIn("robust-versions-empty", names)
+            self.assertTrue(all(c["kind"] == "robust" for c in p.not_run))
+
+
+if __name__ == "__main__":
+    unittest.main()

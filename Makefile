@@ -12,14 +12,18 @@ JOBS   ?= $(shell nproc)
 GENS   ?=
 # make test runs a reduced but real set (G0 always runs)
 TEST_GENS ?= G1 G2 G4
-export TOP B ACCEL TIMEOUT JOBS GENS
+# extra boots from qemu/plan_<name>.py: robust (the bad-module corpus),
+# bench (load time vs imported symbols); make test runs both (bench quick)
+PLANS  ?=
+TEST_PLANS ?= robust bench
+export TOP B ACCEL TIMEOUT JOBS GENS PLANS
 
 ALL_ARMS := nomodv base keep remove
 # The pristine arms always; a series arm once its series file exists.
 ARMS ?= nomodv base $(foreach a,keep remove,$(if $(wildcard series-$(a)/series),$(a)))
 
 .DEFAULT_GOAL := help
-.PHONY: help deps tree compare report test unit bisect clean clean-tree $(ALL_ARMS)
+.PHONY: help deps tree compare report test unit bisect bench robust clean clean-tree $(ALL_ARMS)
 
 help:
 	@echo 'modvlab: keep or remove CONFIG_MODVERSIONS, measured'
@@ -31,6 +35,9 @@ help:
 	@echo '               build one arm (kernel + workload modules) and boot it'
 	@echo '  report       re-render build/report/ from saved logs (no build, no boot)'
 	@echo '  bisect       build after every patch of each series (build/bisect/*.tsv)'
+	@echo '  bench        costs: clean builds (ccache off, interleaved), load time vs imports'
+	@echo '               (QUICK=1: the sanity run); writes build/report/bench.json'
+	@echo '  robust       the bad-module corpus on every arm and on a KASAN/UBSAN build'
 	@echo '  unit         unit tests only (seconds; no kernel build)'
 	@echo '  deps         check Debian packages; install the missing ones as root'
 	@echo '  tree         extract linux-source-6.1 into build/linux (once)'
@@ -44,6 +51,7 @@ help:
 	@echo '  JOBS=$(JOBS)            parallel kbuild jobs'
 	@echo '  GENS=$(GENS)             kernel generations to run (default: all in workload/gens/)'
 	@echo '  TEST_GENS=$(TEST_GENS)   the generations make test runs'
+	@echo '  PLANS=$(PLANS)            extra boots: robust, bench (make test: $(TEST_PLANS))'
 	@echo '  B=$(B)'
 	@echo '               build folder; ccache lives in ~/.cache/modvlab'
 
@@ -59,6 +67,7 @@ build-%: tree
 	@sh lab/arm.sh $*
 	@sh workload/build.sh $*
 	@sh lab/gens.sh $*
+	@$(if $(filter bench,$(PLANS)),sh workload/bench/build.sh $*,:)
 
 $(ALL_ARMS): %: build-%
 	@python3 lab/sizes.py $*
@@ -89,8 +98,14 @@ unit:
 # build that fails can never be judged by a previous run's report.
 test: deps
 	@rm -rf "$(B)/report" $(addprefix "$(B)/arms/,$(addsuffix /boot",$(ARMS)))
-	@$(MAKE) --no-print-directory compare GENS="$(TEST_GENS)" || true
+	@$(MAKE) --no-print-directory compare GENS="$(TEST_GENS)" PLANS="$(TEST_PLANS)" BENCH_QUICK=1 || true
 	@python3 tests/run.py --e2e
+
+bench: compare
+	@sh lab/bench.sh $(if $(QUICK),--quick)
+
+robust: $(addprefix build-,$(ARMS))
+	@VARIANT=kasan sh lab/robust.sh $(ARMS)
 
 clean:
 	rm -rf "$(B)/arms" "$(B)/report" "$(B)/guest" "$(B)/steps.tsv"

@@ -62,6 +62,14 @@ class Table:
 
 
 @dataclasses.dataclass
+class Figure:
+    """A picture: inline SVG in HTML, a link to the file in Markdown."""
+    svg: str
+    href: str
+    caption: str
+
+
+@dataclasses.dataclass
 class Details:
     summary: object
     blocks: list
@@ -110,6 +118,8 @@ def _md_block(b):
                 for c in cells) + " |"
         align = [("---:" if (b.align[i:i + 1] == "r") else "---") for i in range(len(b.head))]
         return [row(b.head), "|" + "|".join(align) + "|"] + [row(r) for r in b.rows] + [""]
+    if isinstance(b, Figure):
+        return [f"![{b.caption}]({b.href})", ""]
     if isinstance(b, Details):
         out = [f"<details><summary>{html_inline(b.summary)}</summary>", ""]
         for inner in b.blocks:
@@ -167,6 +177,8 @@ def _html_block(b):
         return ["<ul>"] + [f"<li>{html_inline(i)}</li>" for i in b.items] + ["</ul>"]
     if isinstance(b, Pre):
         return [f"<pre>{esc(b.text)}</pre>"]
+    if isinstance(b, Figure):   # our own SVG (compare/plot.py), not log text
+        return [f"<figure>{b.svg}<figcaption>{esc(b.caption)}</figcaption></figure>"]
     if isinstance(b, Table):
         al = lambda i: b.align[i:i + 1]
         cls = f' class="{esc(b.cls, True)}"' if b.cls else ""

@@ -11,7 +11,7 @@ import json
 import os
 import pathlib
 
-from . import classify, doc, ktap
+from . import classify, doc, ktap, plot, robust
 
 ARM_ORDER = ["nomodv", "base", "keep", "remove"]
 SIZE_KEYS = ["bzimage_bytes", "exports", "unversioned_exports", "kcrctab_bytes"]
@@ -271,6 +271,7 @@ def collect(build, only=None):
         raise InputError(f"{build / 'provenance.json'}: not a JSON object")
     report = {"provenance": dict(prov), "arms": {}, "cases": [], "verdicts": {},
               "robustness": {}, "costs": {}}
+    bench = load_json(build / "report" / "bench.json")
     for arm in names:
         adir = arms_dir / arm
         plan = load_json(adir / "plan.json")
@@ -282,10 +283,15 @@ def collect(build, only=None):
         arec["cases"] = len(cases)
         report["cases"] += cases
     for c in report["cases"]:
+        if c.get("kind") == "robust":
+            continue        # judged against robust.tsv, in "robustness"
         v = report["verdicts"].setdefault(label(c["arm"], c["policy"]),
                                           dict.fromkeys(classify.VERDICT_KEYS, 0))
         v[c["verdict"]] = v.get(c["verdict"], 0) + 1
+    report["robustness"] = robust.robustness(report["cases"])
     report["costs"] = costs(report["cases"])
+    if isinstance(bench, dict):
+        report["costs"]["bench"] = bench
     report["generations"] = generations(report["cases"], read_gens(GENS_TSV))
     accels = sorted({b["accel"] for a in report["arms"].values()
                      for b in a["boots"].values() if b.get("accel")})
@@ -834,8 +840,9 @@ def cost_blocks(report):
         ran = sum(1 for b in a["boots"].values() if b.get("run"))
         rows.append([doc.Bold(arm), _num(cpu, 1), source, ratio, f"{ran} of {len(a['boots'])}",
                      _num(round(sum(walls), 2)) if walls else NONE])
-    out.append(doc.Table(["arm", "build CPU s", "measured on", "× base", "boots run",
+    out.append(doc.Table(["arm", "lab build CPU s (ccache on)", "measured on", "× base", "boots run",
                           "boot wall s (sum)"], rows, align="lrlrrr"))
+    out += bench_blocks(report["costs"].get("bench"))
     load = report["costs"].get("load_ns") or {}
     if load:
         keys = sorted({k for v in load.values() for k in v},
@@ -855,6 +862,59 @@ def cost_blocks(report):
         out.append(doc.Details("Every boot", [doc.Table(
             ["arm", "boot", "kernel", "policy", "runner", "accel", "wall s", "console log",
              "results"], rows, align="llllllrll")]))
+    return out
+
+
+def bench_blocks(bench):
+    """make bench's numbers (build/report/bench.json), when it ran."""
+    if not bench:
+        return [doc.P("make bench has not run: the lab build CPU seconds above come from "
+                      "builds with ccache and are not a cost comparison.")]
+    out = [doc.H(3, f"Measured by make bench ({bench.get('accel', '–')})")]
+    rows = []
+    for arm, b in (bench.get("build_cpu_s") or {}).items():
+        g = ((bench.get("genksyms_cpu_s") or {}).get(arm) or {})
+        gs = sum((g.get(k) or {}).get("median") or 0
+                 for k in ("genksyms", "cpp_genksyms", "cpp_asm_exports", "nm_check")) \
+            if g.get("applicable") else None
+        rows.append([doc.Bold(arm), _num(b.get("median")), _num(b.get("spread")),
+                     len(b.get("runs") or []), _num(b.get("mode")),
+                     f"{b['ratio_to_base']:.3f}×" if isinstance(b.get("ratio_to_base"), (int, float)) else NONE,
+                     _num(round(gs, 1)) if gs else NONE])
+    if rows:
+        out.append(doc.Table(["arm", "clean build CPU s (median)", "spread", "runs", "mode",
+                              "× base", "genksyms + symversions CPU s"], rows, align="lrrrlrr"))
+    load = bench.get("load_ns") or {}
+    if load:
+        keys = sorted({k for v in load.values() for k in v}, key=int)
+        ratio = bench.get("load_ratio_to_base") or {}
+        out.append(doc.Table(["arm"] + [f"N={k}: ms (× base)" for k in keys],
+                             [[doc.Bold(a)] + [
+                                 f"{v[k] / 1e6:.1f} ({ratio.get(a, {}).get(k, 0):.2f}×)"
+                                 if k in v else NONE for k in keys] for a, v in load.items()],
+                             align="l" + "r" * len(keys)))
+        try:
+            svg = plot.svg_load_vs_imports(load)
+        except (ValueError, KeyError, TypeError):
+            svg = None
+        if svg:
+            out.append(doc.Figure(svg, "bench.svg", "finit_module time vs imported symbols"))
+    return out
+
+
+def robust_blocks(report):
+    rob = report.get("robustness") or {}
+    out = [doc.H(2, "Robustness")]
+    if not rob:
+        return out + [doc.P("Not run (PLANS=robust, or make robust).")]
+    out.append(doc.P("Bad, forced and unprivileged module files (workload/robust.tsv), each "
+                     "followed by a health check (a good module loads and unloads). Declared = "
+                     "what the arm's loader code says it does; a kernel bug report is a failure."))
+    out.append(doc.Table(["arm", "inputs", "as declared", "oops", "unhealthy", "unexpected"],
+                         [[doc.Bold(a), r["inputs"], r["as_declared"], r["oops"], r["unhealthy"],
+                           ", ".join(f"{x['input']} ({x['observed']}, declared {x['declared']})"
+                                     for x in r["unexpected"]) or "none"]
+                          for a, r in rob.items()], align="lrrrrl"))
     return out
 
 
@@ -882,7 +942,7 @@ def build_doc(report):
     return ([doc.H(1, "modvlab report"), provenance_line(report)]
             + verdict_blocks(report) + update_blocks(report) + release_blocks(report)
             + sanity_blocks(report) + release_blocks(report, "other") + size_blocks(report) + audit_blocks(report)
-            + cost_blocks(report) + reason_blocks(report))
+            + robust_blocks(report) + cost_blocks(report) + reason_blocks(report))
 
 
 def render_md(report):

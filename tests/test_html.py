@@ -204,7 +204,8 @@ class TestGenerationReport(unittest.TestCase):
             "## Kernel updates: does the module built for G0 still load, and should it?",
             "## Module cases on the release (G0)",
             "## Sanity: modules rebuilt for each generation", "## Other cases",
-            "## Code size vs base", "## Modversions completeness audit", "## Costs",
+            "## Code size vs base", "## Modversions completeness audit", "## Robustness",
+            "## Costs",
             "### Load cost (median ns per finit_module)", "## Reasons"])
         # the first screen: title, provenance, then the verdicts
         self.assertTrue(self.lines[2].startswith("Provenance: tree `6.1.192-3`"))

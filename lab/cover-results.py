@@ -50,18 +50,26 @@ def render(arm, report):
                 and not c["case"].endswith("-rebuilt"):
             lab = c["arm"] + (f"/{c['policy']}" if c.get("policy") else "")
             by.setdefault((c["loaded_into"], c["case"]), {})[lab] = c
+    needless = {}
     for (gen, case), cells in sorted(by.items()):
         if not all(col in cells for col in cols):
             continue
         first = cells[cols[0]]
-        if first["expected"] == "compatible" and all(
-                cells[col]["verdict"] == "correct-load" for col in cols):
-            continue                    # nothing to say: everyone let it in
+        if first["expected"] == "compatible":
+            # bystanders: one count per generation and column, not a line each
+            for col in cols:
+                if cells[col]["verdict"] == "needless-refusal":
+                    needless.setdefault(gen, {}).setdefault(col, 0)
+                    needless[gen][col] += 1
+            continue
         what = ", ".join(f"{col} {outcome_word(cells[col])}"
                          + ("" if cells[col]["verdict"].startswith("correct") else
                             " [" + cells[col]["verdict"].upper() + "]")
                          for col in cols)
         add(f"  {gen} {case.split('-', 1)[1]} ({first['expected']})", what)
+    for gen, per in sorted(needless.items()):
+        add(f"  {gen} compatible modules kept out",
+            ", ".join(f"{col} {per.get(col, 0)}" for col in cols))
     # the release: the foundation cases where some column was wrong
     rel = {}
     for c in report["cases"]:

@@ -15,7 +15,7 @@ TEST_GENS ?= G1 G2 G4
 # extra boots from qemu/plan_<name>.py: robust (the bad-module corpus),
 # bench (load time vs imported symbols); make test runs both (bench quick)
 PLANS  ?=
-TEST_PLANS ?= robust bench
+TEST_PLANS ?= bench
 export TOP B ACCEL TIMEOUT JOBS GENS PLANS
 
 ALL_ARMS := nomodv base keep remove

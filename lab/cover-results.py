@@ -47,6 +47,7 @@ def render(arm, report):
     by = {}
     for c in report["cases"]:
         if c.get("built_for") == "G0" and c.get("loaded_into", "G0") != "G0" \
+                and re.match(r"G\d+$", c.get("loaded_into", "")) and not c.get("kind") \
                 and not c["case"].endswith("-rebuilt"):
             lab = c["arm"] + (f"/{c['policy']}" if c.get("policy") else "")
             by.setdefault((c["loaded_into"], c["case"]), {})[lab] = c
@@ -85,7 +86,8 @@ def render(arm, report):
                             " [" + cells[col]["verdict"].upper() + "]") for col in g0cols)
         add(f"  release, {case} ({cells['base']['expected']})", what)
     # verdict totals, over the generations this report has
-    gens = sorted({c.get("loaded_into", "G0") for c in report["cases"]})
+    gens = sorted({c.get("loaded_into", "G0") for c in report["cases"]
+                   if re.match(r"G\d+$", c.get("loaded_into", "G0"))})
     for lab in ["base"] + labels_for(arm, report):
         v = report["verdicts"].get(lab)
         if v:

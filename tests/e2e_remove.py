@@ -168,7 +168,8 @@ class TestSeriesRemove(unittest.TestCase):
                 self.assertNotIn("modversions", vm)
 
     def test_no_versions_sections(self):
-        kos = sorted(glob.glob(os.path.join(ARM, "mods", "*", "*.ko")))
+        kos = sorted(k for k in glob.glob(os.path.join(ARM, "mods", "*", "*.ko"))
+                     if os.sep + "corpus" + os.sep not in k)   # crafted inputs
         self.assertTrue(kos, "no workload modules built for the remove arm")
         for ko in kos:
             with self.subTest(ko=os.path.relpath(ko, ARM)):

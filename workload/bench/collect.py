@@ -263,7 +263,15 @@ def lab_costs():
         lab["make_compare_warm_s"] = warm["wall_s"]
         lab["make_compare_warm_rc"] = warm["rc"]
         lab["make_compare_warm_date"] = warm.get("date")
-        lab["make_compare_warm_steps"] = steps_table(os.path.join(BB, "compare-warm.steps.tsv"))
+        st = steps_table(os.path.join(BB, "compare-warm.steps.tsv"))
+        lab["make_compare_warm_steps"] = st
+        # warm means nothing to rebuild: a patch series applied, a config
+        # made, or a generation rebuilt says an input had changed
+        rebuilt = {t: n for t, n in ((st or {}).get("by_tag") or {}).items()
+                   if t in ("AM", "CONFIG", "GEN")}
+        lab["make_compare_warm_was_warm"] = None if st is None else not rebuilt
+        if rebuilt:
+            lab["make_compare_warm_rebuilt_s"] = rebuilt
     # wall times the Makefile may record (see the module docstring)
     times = os.path.join(B, "lab-times.tsv")
     if os.path.isfile(times):
@@ -358,6 +366,11 @@ def targets(load, unsorted, rounds, build, lab):
     w = lab.get("make_compare_warm_s")
     t["make_compare_warm"] = {"value_s": w, "target": f"< {WARM_COMPARE_S} s",
                               "met": None if w is None else w < WARM_COMPARE_S}
+    if lab.get("make_compare_warm_was_warm") is False:
+        t["make_compare_warm"].update(
+            met=None, note="not a warm run: it rebuilt " + ", ".join(
+                f"{k} {v} s" for k, v in lab["make_compare_warm_rebuilt_s"].items())
+            + " (an input had changed); rerun `lab/bench.sh --only=lab`")
     c = lab.get("make_compare_cold_s")
     t["make_compare_cold"] = {"value_s": c, "target": f"< {COLD_COMPARE_S} s",
                               "met": None if c is None else c < COLD_COMPARE_S}

@@ -31,7 +31,6 @@ BB = os.path.join(B, "bench")
 ARMS = os.path.join(B, "arms")
 ARM_ORDER = ["nomodv", "base", "keep", "remove"]
 NS = [int(n) for n in os.environ.get("BENCH_NS", "16 256 1024 4096").split()]
-SECTION_RE = re.compile(r"^\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)")
 # the issue's targets (issue 7)
 KEEP_SPEEDUP_4096 = 10.0
 KEEP_LOSS_16 = 0.10
@@ -49,15 +48,9 @@ def load_json(path):
         return None
 
 
-def sections(path):
-    out = subprocess.run(["readelf", "-SW", path], capture_output=True, text=True,
-                         check=True).stdout
-    secs = {}
-    for line in out.splitlines():
-        m = SECTION_RE.match(line)
-        if m:
-            secs[m.group(1)] = secs.get(m.group(1), 0) + int(m.group(2), 16)
-    return secs
+# the section reader lab/sizes.py uses for the report's sizes
+sys.path.insert(0, os.path.join(TOP, "lab"))
+from sizes import sections  # noqa: E402
 
 
 def imports(path):

@@ -15,15 +15,23 @@ TEST_GENS ?= G1 G2 G4
 # extra boots from qemu/plan_<name>.py: robust (the bad-module corpus),
 # bench (load time vs imported symbols); make test runs both (bench quick)
 PLANS  ?=
-TEST_PLANS ?= bench
-export TOP B ACCEL TIMEOUT JOBS GENS PLANS
+TEST_PLANS ?= bench robust
+# make test's reduced corpus (workload/robust.tsv): one input per kind of
+# check, the two forced boots, one pristine 6.1 crash (fixed by both series)
+TEST_ROBUST ?= versions-truncated versions-unterminated versions-crc-flip \
+	vermagic-other-release vermagic-nonprint modinfo-unterminated \
+	this-module-nobits-past-eof shoff-past-eof truncated-half empty-file \
+	not-elf unprivileged-uid unprivileged-nocap forced-vermagic \
+	layout-record-differs
+export TOP B ACCEL TIMEOUT JOBS GENS PLANS ROBUST_INPUTS
 
 ALL_ARMS := nomodv base keep remove
 # The pristine arms always; a series arm once its series file exists.
 ARMS ?= nomodv base $(foreach a,keep remove,$(if $(wildcard series-$(a)/series),$(a)))
 
 .DEFAULT_GOAL := help
-.PHONY: help deps tree compare report test unit bisect bench robust clean clean-tree $(ALL_ARMS)
+.PHONY: help deps tree compare compare-run report test test-run unit bisect bench robust \
+	clean clean-tree $(ALL_ARMS)
 
 help:
 	@echo 'modvlab: keep or remove CONFIG_MODVERSIONS, measured'
@@ -75,8 +83,12 @@ $(ALL_ARMS): %: build-%
 
 # All arms are built before any boots, so cross-arm cases find their modules.
 # A failed boot does not stop the others; the report is written, then the
-# run fails with the reason.
-compare: $(addprefix build-,$(ARMS))
+# run fails with the reason. lab/timed.sh records the wall time
+# (build/lab-times.tsv: the Costs section's "the lab itself").
+compare:
+	@sh lab/timed.sh compare $(MAKE) --no-print-directory compare-run
+
+compare-run: $(addprefix build-,$(ARMS))
 	@for a in $(ARMS); do python3 lab/sizes.py $$a || exit 1; done
 	@sh lab/provenance.sh $(ARMS)
 	@rc=0; for a in $(ARMS); do sh lab/run.sh $$a || rc=1; done; \
@@ -96,9 +108,13 @@ unit:
 
 # Unit tests plus a real end-to-end run. Old results are removed first, so a
 # build that fails can never be judged by a previous run's report.
-test: deps
+test:
+	@sh lab/timed.sh test $(MAKE) --no-print-directory test-run
+
+test-run: deps
 	@rm -rf "$(B)/report" $(addprefix "$(B)/arms/,$(addsuffix /boot",$(ARMS)))
-	@$(MAKE) --no-print-directory compare GENS="$(TEST_GENS)" PLANS="$(TEST_PLANS)" BENCH_QUICK=1 || true
+	@$(MAKE) --no-print-directory compare-run GENS="$(TEST_GENS)" PLANS="$(TEST_PLANS)" \
+		ROBUST_INPUTS="$(TEST_ROBUST)" BENCH_QUICK=1 || true
 	@python3 tests/run.py --e2e
 
 bench: compare

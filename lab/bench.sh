@@ -8,8 +8,8 @@
 #  load   the generated provider/consumer modules (workload/bench/), then
 #         one "bench" boot per arm (qemu/plan_bench.py: median finit_module
 #         time per N, measured in the guest), ROUNDS rounds interleaved
-#         over the arms (nomodv base keep remove nomodv ...); under TCG the
-#         guests boot with tsc_early_khz=<host TSC kHz> (workload/bench/
+#         over the arms (nomodv base keep remove nomodv ...); under TCG, qemu/boot.sh
+#         boots every guest with tsc_early_khz=<host TSC kHz> (workload/bench/
 #         tsc-khz.c): on a busy host the guest's own TSC calibration fails
 #         and it would time in jiffies (4 ms steps at HZ=250)
 #  build  RUNS clean `vmlinux modules` builds per arm, ccache off
@@ -101,13 +101,8 @@ if has load; then
 		# the modules' sizes now: the next workload/build.sh empties mods/
 		python3 "$TOP/workload/bench/collect.py" sizes "$a" > "$d/sizes.json"
 	done
-	# a TSC clocksource in the guest, or finit_module is timed in jiffies
+	# qemu/boot.sh gives TCG guests tsc_early_khz=: a TSC clocksource, not jiffies
 	append=${APPEND:-}
-	if [ "${ACCEL:-tcg}" = tcg ]; then
-		gcc -O2 -Wall -Wextra -Werror -o "$BB/tsc-khz" "$TOP/workload/bench/tsc-khz.c" ||
-			die "cannot build workload/bench/tsc-khz.c"
-		case $append in *tsc_early_khz=*) ;; *) append="$append tsc_early_khz=$("$BB/tsc-khz")" ;; esac
-	fi
 	r=1
 	while [ "$r" -le "$rounds" ]; do
 		for a in $arms; do

@@ -5,8 +5,10 @@
 # sanitizer build of the same tree (qemu/config/$VARIANT.config: KASAN, UBSAN)
 # in an arm of its own, ARM-$VARIANT (build/arms/ARM-kasan/: its own worktree
 # at the arm's commit, its own O=, its own modules and corpus). Then the
-# verdict: any kernel bug report (Oops, BUG, WARNING, KASAN, UBSAN), failed
-# health check or outcome other than declared fails the run, one line each.
+# verdict: a kernel bug report (Oops, BUG, WARNING, KASAN, UBSAN) other than
+# the crashes workload/robust.tsv declares (pristine 6.1 loader bugs, shown as
+# findings), a failed health check or an outcome other than declared fails
+# the run, one line each.
 # usage: robust.sh ARM...      env: VARIANT=kasan (empty: no sanitizer pass),
 #                                   ROBUST_INPUTS, ACCEL, TIMEOUT, JOBS
 set -eu
@@ -64,7 +66,10 @@ variant_build() {
 rc=0 arms=
 for arm in "$@"; do
 	arms="$arms --arm $arm"
-	PLANS=robust sh "$TOP/lab/run.sh" "$arm" || rc=1
+	# a boot that did not finish is judged by compare.robust below: a
+	# declared crash is a finding, anything else an unexpected outcome
+	PLANS=robust sh "$TOP/lab/run.sh" "$arm" ||
+		echo "modvlab: robust: $arm: some boots did not finish (judged below)" >&2
 	[ -n "$variant" ] || continue
 	# one kernel build at a time on a shared machine: wait for the others
 	said=
@@ -75,7 +80,8 @@ for arm in "$@"; do
 	done
 	variant_build "$arm"
 	arms="$arms --arm $arm-$variant"
-	PLANS=robust TIMEOUT=$san_timeout MEM=$san_mem GENS='' sh "$TOP/lab/run.sh" "$arm-$variant" || rc=1
+	PLANS=robust TIMEOUT=$san_timeout MEM=$san_mem GENS='' sh "$TOP/lab/run.sh" "$arm-$variant" ||
+		echo "modvlab: robust: $arm-$variant: some boots did not finish (judged below)" >&2
 done
 # shellcheck disable=SC2086
 python3 -m compare.robust --build "$B" $arms >"$B/robust.md" || rc=1

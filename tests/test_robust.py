@@ -32,7 +32,9 @@ class TestRobustness(unittest.TestCase):
         self.assertEqual(r["inputs"], 5)
         self.assertEqual(r["as_declared"], 4)
         self.assertEqual(r["oops"], 2)               # the crash and a WARNING
-        self.assertEqual(r["bug_cases"], ["health-surprise", "robust-crash"])
+        self.assertEqual(r["known_oops"], 1)         # the crash is declared oops
+        self.assertEqual(r["findings"], ["crash"])
+        self.assertEqual(r["bug_cases"], ["health-surprise"])
         self.assertEqual(r["unhealthy"], 2)          # the WARNING, the EEXIST
 
     def test_observed(self):
@@ -61,14 +63,29 @@ class TestRobustness(unittest.TestCase):
         r = rob()
         lines = robust.failures(r)
         self.assertEqual(len(lines), 3)
-        self.assertTrue(lines[0].startswith("base: 2 kernel bug report(s)"))
+        self.assertTrue(lines[0].startswith("base: 1 kernel bug report(s) not declared"))
+        self.assertIn("health-surprise", lines[0])
         md = "\n".join(robust.section_md(r))
         self.assertIn("## Robustness", md)
-        self.assertIn("| base | 5 | 4 | 2 | 2 | 1 |", md)
+        self.assertIn("| base | 5 | 4 | 2 (1 declared) | 2 | 1 |", md)
         self.assertIn("| surprise | `refused:EINVAL` ✗ (declared loaded), **health: oops** |", md)
         self.assertIn("| crash | **`oops`** ✓ |", md)
         self.assertIn("the health check after surprise: `WARNING: CPU: 0", md)
         self.assertIn("the health check after noperm: `refused:EEXIST`", md)
+
+    def test_a_declared_oops_alone_does_not_fail(self):
+        r = robust.robustness([
+            {"arm": "keep", "kind": "robust", "role": "input", "case": "robust-x",
+             "input": "x", "declared": "oops", "outcome": "crashed",
+             "reason": "no result: BUG: unable to handle page fault"},
+            {"arm": "keep", "kind": "robust", "role": "input", "case": "robust-y",
+             "input": "y", "declared": "refused:ENOEXEC", "outcome": "crashed",
+             "reason": "no result: Oops: 0000 [#1]"}])
+        self.assertEqual((r["keep"]["oops"], r["keep"]["known_oops"]), (2, 1))
+        (line, surprise) = robust.failures(r)
+        self.assertIn("1 kernel bug report(s) not declared", line)
+        self.assertIn("robust-y", line)
+        self.assertIn("y: declared refused:ENOEXEC, got oops", surprise)
 
     def test_other_cases_are_ignored(self):
         cases = report.collect(DATA)["cases"] + [

@@ -4,8 +4,8 @@
  * CLOCK_MONOTONIC_RAW over 200 ms. Under TCG the guest's TSC is the host's
  * (QEMU reads the host TSC), and the guest's own calibration against the
  * emulated PIT fails when the host is busy, which leaves the guest on the
- * jiffies clocksource (4 ms steps at HZ=250): lab/bench.sh therefore boots
- * the bench guests with tsc_early_khz=<this>. A few 0.01% of error would
+ * jiffies clocksource (4 ms steps at HZ=250): qemu/boot.sh therefore boots
+ * every TCG guest with tsc_early_khz=<this>. A few 0.01% of error would
  * scale every guest time alike; the ratios between arms do not move.
  */
 #include <stdio.h>

@@ -112,7 +112,7 @@ test:
 	@sh lab/timed.sh test $(MAKE) --no-print-directory test-run
 
 test-run: deps
-	@rm -rf "$(B)/report" $(addprefix "$(B)/arms/,$(addsuffix /boot",$(ARMS)))
+	@rm -rf "$(B)/report" $(foreach a,$(ARMS),"$(B)/arms/$(a)/boot" "$(B)/arms/$(a)"-*/boot)
 	@$(MAKE) --no-print-directory compare-run GENS="$(TEST_GENS)" PLANS="$(TEST_PLANS)" \
 		ROBUST_INPUTS="$(TEST_ROBUST)" BENCH_QUICK=1 || true
 	@python3 tests/run.py --e2e

@@ -899,6 +899,52 @@ def bench_blocks(bench):
             svg = None
         if svg:
             out.append(doc.Figure(svg, "bench.svg", "finit_module time vs imported symbols"))
+    out += target_blocks(bench.get("targets") or {})
+    out += lab_time_blocks(bench.get("lab") or {})
+    return out
+
+
+def _target_value(t):
+    for k, unit in (("value_s", " s"), ("value_pct", " %"), ("value", "×")):
+        if isinstance(t.get(k), (int, float)):
+            pre = "≥ " if t.get("bound") == "lower" else ""
+            return f"{pre}{t[k]:g}{unit}"
+    return NONE
+
+
+def target_blocks(targets):
+    """Issue 7's targets: met or missed, and by how much, from bench.json."""
+    rows = []
+    for name, t in targets.items():
+        if "target" not in t:
+            continue
+        met = {True: "met", False: "**missed**", None: "not measured"}[t.get("met")]
+        rows.append([name.replace("_", " "), _target_value(t), t["target"], met,
+                     " ".join(x for x in (t.get("what"), t.get("note")) if x) or NONE])
+    if not rows:
+        return []
+    return [doc.H(3, "Targets"), doc.Table(["what", "measured", "target", "", "how, and why"],
+                                           rows, align="lrrll")]
+
+
+def lab_time_blocks(lab):
+    """The lab's own wall times (lab/timed.sh, make bench's warm compare)."""
+    names = [("make_compare_cold_s", "make compare, cold (empty build/ and ccache)"),
+             ("make_compare_fresh_s", "make compare, fresh clone (warm ccache)"),
+             ("make_compare_warm_s", "make compare, warm (nothing changed)"),
+             ("make_test_s", "make test (last run)")]
+    rows = [[label, f"{lab[k]:.0f}", lab.get(k[:-2] + "_date") or NONE]
+            for k, label in names if isinstance(lab.get(k), (int, float))]
+    out = [doc.H(3, "The lab itself")]
+    if not rows:
+        return out + [doc.P("No wall times recorded yet (lab/timed.sh writes "
+                            "build/lab-times.tsv on every make compare and make test).")]
+    out.append(doc.Table(["run", "wall s", "when"], rows, align="lrl"))
+    st = lab.get("make_compare_warm_steps") or lab.get("steps_tsv_all") or {}
+    top = st.get("top") or []
+    if top:
+        out.append(doc.Details("Where the time goes (slowest steps, build/steps.tsv)", [doc.Table(
+            ["step", "what", "s"], [[a, b, c] for a, b, c in top[:12]], align="llr")]))
     return out
 
 
@@ -909,12 +955,24 @@ def robust_blocks(report):
         return out + [doc.P("Not run (PLANS=robust, or make robust).")]
     out.append(doc.P("Bad, forced and unprivileged module files (workload/robust.tsv), each "
                      "followed by a health check (a good module loads and unloads). Declared = "
-                     "what the arm's loader code says it does; a kernel bug report is a failure."))
-    out.append(doc.Table(["arm", "inputs", "as declared", "oops", "unhealthy", "unexpected"],
-                         [[doc.Bold(a), r["inputs"], r["as_declared"], r["oops"], r["unhealthy"],
+                     "what the arm's loader code says it does. A kernel bug report is a failure, "
+                     "unless the input is declared oops for that arm: then it is a finding, a "
+                     "bug of that loader, never a pass."))
+    out.append(doc.Table(["arm", "inputs", "as declared", "oops (declared)", "unhealthy",
+                          "unexpected"],
+                         [[doc.Bold(a), r["inputs"], r["as_declared"],
+                           f"{r['oops']} ({r.get('known_oops', 0)})", r["unhealthy"],
                            ", ".join(f"{x['input']} ({x['observed']}, declared {x['declared']})"
                                      for x in r["unexpected"]) or "none"]
                           for a, r in rob.items()], align="lrrrrl"))
+    found = [[doc.Bold(a), x["input"], x.get("reason") or NONE, x.get("log") or NONE]
+             for a, r in rob.items() for x in r["results"]
+             if x["observed"] == "oops" and x["declared"] == "oops"]
+    if found:
+        out.append(doc.P("Findings: the loader crashed, as its code says it would "
+                         "(workload/robust.tsv's note has the why):"))
+        out.append(doc.Table(["arm", "input", "the kernel's report", "console log"], found,
+                             align="llll"))
     return out
 
 

@@ -8,7 +8,9 @@ usage: cover-results.py ARM            print the block
        cover-results.py ARM --write    put it into series-ARM/0000-cover-letter.patch
        cover-results.py ARM --check    fail if a line the report can render differs
 The block sits between the two marker lines below; --check ignores lines
-for generations the report does not have (make test runs fewer of them).
+for generations the report does not have (make test runs fewer of them), a
+robustness line for another corpus size, and make bench's timings (which
+change on every run; --write after make bench refreshes them).
 """
 import json
 import os
@@ -115,6 +117,29 @@ def render(arm, report):
         add("  exports without a CRC", f"{z(ab)} in base, {z(a)} here "
             f"(modpost messages: {ab['workload_missing_crc_msgs']} in base, "
             f"{a['workload_missing_crc_msgs']} here)")
+    # robustness (make robust or make test's reduced corpus): the key names
+    # the corpus size, so a reduced run never checks a full run's line
+    rob = report.get("robustness") or {}
+    rcols = [c for c in ("base", arm) if c in rob]
+    if len(rcols) == 2:
+        n = rob[arm]["inputs"]
+        add(f"  robustness, {n} crafted inputs", ", ".join(
+            f"{c} {rob[c]['as_declared']} as declared, {rob[c]['oops']} crashed the kernel"
+            for c in rcols))
+    # make bench (full runs only): re-measured numbers, see --check
+    bench = (report.get("costs") or {}).get("bench") or {}
+    if bench.get("mode") == "full":
+        bc = bench.get("build_cpu_s") or {}
+        if bc.get("base") and bc.get(arm):
+            add("  clean build CPU s, make bench", f"base {bc['base']['median']:.0f}, "
+                f"{arm} {bc[arm]['median']:.0f} ({bc[arm]['median'] / bc['base']['median']:.2f}x)")
+        ld = bench.get("load_ns") or {}
+        if ld.get("base") and ld.get(arm):
+            ns = sorted(set(ld["base"]) & set(ld[arm]), key=int)
+            if ns:
+                add("  finit_module ms, make bench", "; ".join(
+                    f"N={n} base {ld['base'][n] / 1e6:.1f}, {arm} {ld[arm][n] / 1e6:.1f}"
+                    for n in (ns[0], ns[-1])))
     s = me.get("series")
     if s:
         add("  series diffstat", f"{s['patches']} patches, {s['files']} files, "
@@ -158,9 +183,13 @@ def main(argv):
             sys.exit(f"cover-results: {cover} has no results block")
         have = {l.split(":", 1)[0]: l for l in m.group(1).splitlines()}
         # lines that depend on which generations ran may be absent either side
-        gen_dependent = lambda k: re.match(r"  (G\d|verdicts )", k)
+        # (and a robustness line, whose key names the corpus size)
+        gen_dependent = lambda k: re.match(r"  (G\d|verdicts |robustness, )", k)
+        # make bench's timings differ on every run: --write refreshes them
+        remeasured = lambda k: k.endswith(", make bench")
         bad = [f"cover: {have.get(k, '(missing)')}\n  lab: {l}" for k, l in lines.items()
-               if have.get(k) != l and (k in have or not gen_dependent(k))]
+               if have.get(k) != l and not remeasured(k)
+               and (k in have or not gen_dependent(k))]
         if bad:
             print("cover letter results differ from the lab's report "
                   f"(run lab/cover-results.py {arm} --write):\n" + "\n".join(bad))

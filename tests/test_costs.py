@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Tests of the report's Costs targets and lab wall-time blocks
+(compare/report.py), from a bench.json-shaped dict."""
+import unittest
+
+from compare import doc, report
+
+
+BENCH = {
+    "accel": "tcg",
+    "targets": {
+        "keep_lookup_speedup_at_4096": {"value": 4.2, "target": ">= 10x", "met": False,
+                                        "what": "version lookup alone"},
+        "make_compare_warm": {"value_s": 101.6, "target": "< 180 s", "met": True},
+        "make_compare_cold": {"value_s": None, "target": "< 2700 s", "met": None,
+                              "note": "no cold run recorded"},
+        "keep_unsorted_over_sorted_at_4096": {"value": 4.9, "what": "no target"},
+    },
+    "lab": {"make_compare_fresh_s": 1234.4, "make_compare_fresh_date": "2026-12-03T12:00:00Z",
+            "make_test_s": 700.0,
+            "steps_tsv_all": {"top": [["BUILD", "base G0", 300], ["BOOT", "keep G0", 20]]}},
+}
+
+
+class TestCosts(unittest.TestCase):
+    def setUp(self):
+        self.md = doc.md(report.bench_blocks(BENCH))
+
+    def test_targets_say_met_or_missed(self):
+        self.assertIn("| keep lookup speedup at 4096 | 4.2× | >= 10x | **missed** |", self.md)
+        self.assertIn("| make compare warm | 101.6 s | < 180 s | met |", self.md)
+        self.assertIn("| make compare cold | – | < 2700 s | not measured | no cold run recorded |",
+                      self.md)
+        self.assertNotIn("unsorted over sorted", self.md)   # not a target
+
+    def test_lab_times(self):
+        self.assertIn("| make compare, fresh clone (warm ccache) | 1234 | 2026-12-03T12:00:00Z |",
+                      self.md)
+        self.assertIn("| make test (last run) | 700 |", self.md)
+        self.assertIn("| BUILD | base G0 | 300 |", self.md)
+
+    def test_no_lab_times(self):
+        md = doc.md(report.lab_time_blocks({}))
+        self.assertIn("No wall times recorded yet", md)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -41,7 +41,23 @@ printf '{"status": "unfinished", "accel": "%s", "cmd": "%s"}\n' "$accel" "$*" > 
 echo "Running: \$ $*" > "$d/$boot.cmd"
 t0=$(date +%s.%N)
 rc=0
-timeout -k 5 "$timeout" "$@" </dev/null >"$log" 2>&1 || rc=$?
+# timeout(1) puts QEMU in a process group of its own, out of reach of the
+# terminal's Ctrl-C: on INT/TERM/HUP, stop it here (timeout passes the
+# signal on to QEMU) and say so, so no QEMU outlives the run
+timeout -k 5 "$timeout" "$@" </dev/null >"$log" 2>&1 &
+tpid=$! cmd="$*"
+interrupted() {
+	trap - INT TERM HUP
+	kill -TERM "$tpid" 2>/dev/null || :
+	wait "$tpid" 2>/dev/null || :
+	printf '{"status": "interrupted", "accel": "%s", "timeout_s": %d, "cmd": "%s"}\n' \
+		"$accel" "$timeout" "$cmd" > "$st"
+	echo "modvlab: $arm $boot: interrupted (log: $log)" >&2
+	exit 130
+}
+trap interrupted INT TERM HUP
+wait "$tpid" || rc=$?
+trap - INT TERM HUP
 wall=$(echo "$(date +%s.%N) - $t0" | bc)
 case $rc in
 0) status=exited ;;

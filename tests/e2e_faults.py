@@ -1,12 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
 """Runner faults with deliberately failing guests, on the base arm's real
-kernel: a guest that hangs is timed out (and no QEMU is left behind), one
+kernel: a guest that hangs is timed out (and no QEMU is left behind, nor
+after a Ctrl-C), one
 that prints garbage gives no results, and one whose module oopses loses
 only that case: the rest resumes in a fresh boot (qemu/resume.py)."""
 import json
 import os
 import shutil
+import signal
 import subprocess
+import time
 import unittest
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -66,6 +69,32 @@ class TestFaults(unittest.TestCase):
             st = json.load(f)
         run = ktap.parse(ktap.read_log(os.path.join(ARM, "boot", boot + ".log")), st["status"])
         return r, st, run
+
+    def test_ctrl_c_leaves_no_qemu(self):
+        # a terminal's Ctrl-C: SIGINT to the runner's process group
+        self.write_boot("intr", [("good", self.good)])
+        sh(os.path.join(TOP, "qemu", "initramfs.sh"), "faults", "intr",
+           env={"INIT": os.path.join(TOP, "tests", "faults", "init-hang")})
+        cpio = os.path.join(ARM, "boot", "intr.cpio.gz")
+        env = dict(os.environ, TOP=TOP, B=FB, KERNEL=self.kernel, TIMEOUT="120")
+        p = subprocess.Popen(["sh", os.path.join(TOP, "qemu", "boot.sh"), "faults", "intr"],
+                             env=env, start_new_session=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        pgrep = lambda: subprocess.run(["pgrep", "-f", cpio], capture_output=True,
+                                       text=True).stdout.strip()
+        for _ in range(100):
+            if pgrep():
+                break
+            time.sleep(0.2)
+        self.assertTrue(pgrep(), "QEMU never started")
+        os.killpg(p.pid, signal.SIGINT)
+        _, err = p.communicate(timeout=30)
+        self.assertEqual(p.returncode, 130, err)
+        self.assertIn("interrupted", err)
+        time.sleep(0.5)
+        self.assertEqual(pgrep(), "", "a QEMU was left running after Ctrl-C")
+        with open(os.path.join(ARM, "boot", "intr.json")) as f:
+            self.assertEqual(json.load(f)["status"], "interrupted")
 
     def test_hang_times_out(self):
         self.write_boot("hang", [("good", self.good)])

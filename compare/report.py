@@ -289,6 +289,15 @@ def collect(build, only=None):
                                           dict.fromkeys(classify.VERDICT_KEYS, 0))
         v[c["verdict"]] = v.get(c["verdict"], 0) + 1
     report["robustness"] = robust.robustness(report["cases"])
+    # arms (or their sanitizer builds) this run gave no corpus: the last make
+    # robust's results, if they are of the series the arm is built from now
+    rob, date, stale = robust.load_saved(str(build))
+    extra = {a: r for a, r in rob.items()
+             if a not in report["robustness"] and a.partition("-")[0] in names}
+    if extra:
+        report["robustness"].update(extra)
+        report["robustness_source"] = {"run": "make robust", "date": date,
+                                       "arms": list(extra), "stale_arms_left_out": stale}
     report["costs"] = costs(report["cases"])
     if isinstance(bench, dict):
         report["costs"]["bench"] = bench
@@ -953,6 +962,12 @@ def robust_blocks(report):
     out = [doc.H(2, "Robustness")]
     if not rob:
         return out + [doc.P("Not run (PLANS=robust, or make robust).")]
+    src = report.get("robustness_source")
+    if src:
+        out.append(doc.P(f"{', '.join(src['arms'])}: from the last {src['run']} "
+                         f"({src.get('date') or '?'}; build/robust.json), not from this run"
+                         + (f"; left out, rebuilt since: {', '.join(src['stale_arms_left_out'])}"
+                            if src.get("stale_arms_left_out") else "") + "."))
     out.append(doc.P("Bad, forced and unprivileged module files (workload/robust.tsv), each "
                      "followed by a health check (a good module loads and unloads). Declared = "
                      "what the arm's loader code says it does. A kernel bug report is a failure, "

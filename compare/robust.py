@@ -28,7 +28,10 @@ named ARM-VARIANT (lab/robust.sh's sanitizer builds) also gets variant and of.
                                               unexpected outcome
 """
 import argparse
+import json
+import os
 import sys
+import time
 
 from . import classify
 
@@ -192,11 +195,51 @@ def section_md(rob):
     return out
 
 
+def _series_id(build, arm):
+    try:
+        with open(os.path.join(build, "arms", arm, "series.id")) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def save(rob, build, path):
+    """rob with each arm's series.id, so a later report can tell stale results."""
+    out = {"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "arms": {}}
+    for arm, r in rob.items():
+        out["arms"][arm] = dict(r, series_id=_series_id(build, arm))
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(out, f, indent=1)
+    os.replace(tmp, path)
+
+
+def load_saved(build, path=None):
+    """(rob, date, stale arms) from make robust's saved results; an arm whose
+    series.id changed since (rebuilt from another series) is left out."""
+    path = path or os.path.join(build, "robust.json")
+    try:
+        with open(path) as f:
+            saved = json.load(f)
+    except (OSError, ValueError):
+        return {}, None, []
+    rob, stale = {}, []
+    for arm, r in (saved.get("arms") or {}).items():
+        if r.get("series_id") and r.get("series_id") == _series_id(build, arm):
+            rob[arm] = r
+        else:
+            stale.append(arm)
+    return rob, saved.get("date"), stale
+
+
 def main(argv=None):
     from . import report
     ap = argparse.ArgumentParser(prog="compare.robust", description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default="build", metavar="DIR")
     ap.add_argument("--arm", action="append", help="only these arms (repeatable)")
+    ap.add_argument("--json", metavar="PATH",
+                    help="also save the results (make robust: build/robust.json, which "
+                         "make compare's report shows when it ran no corpus itself)")
     args = ap.parse_args(argv)
     try:
         cases = report.collect(args.build)["cases"]
@@ -205,6 +248,8 @@ def main(argv=None):
         return 2
     rob = robustness(c for c in cases if not args.arm or c["arm"] in args.arm)
     print("\n".join(section_md(rob)))
+    if args.json:
+        save(rob, args.build, args.json)
     bad = failures(rob)
     for line in bad:
         print(f"robust: {line}", file=sys.stderr)

@@ -87,6 +87,24 @@ class TestRobustness(unittest.TestCase):
         self.assertIn("robust-y", line)
         self.assertIn("y: declared refused:ENOEXEC, got oops", surprise)
 
+    def test_saved_results_drop_rebuilt_arms(self):
+        with tempfile.TemporaryDirectory() as d:
+            for arm, sid in (("base", "aaa"), ("keep", "bbb")):
+                os.makedirs(os.path.join(d, "arms", arm))
+                with open(os.path.join(d, "arms", arm, "series.id"), "w") as f:
+                    f.write(sid + "\n")
+            r = rob()
+            r = {"base": r["base"], "keep": r["base"]}
+            robust.save(r, d, os.path.join(d, "robust.json"))
+            with open(os.path.join(d, "arms", "keep", "series.id"), "w") as f:
+                f.write("ccc\n")                      # keep rebuilt from another series
+            got, date, stale = robust.load_saved(d)
+            self.assertEqual(list(got), ["base"])
+            self.assertEqual(stale, ["keep"])
+            self.assertTrue(date)
+            self.assertEqual(got["base"]["inputs"], 5)
+            self.assertEqual(robust.load_saved(os.path.join(d, "nothing")), ({}, None, []))
+
     def test_other_cases_are_ignored(self):
         cases = report.collect(DATA)["cases"] + [
             {"arm": "base", "case": "asm-user", "outcome": "crashed", "reason": "Oops"}]

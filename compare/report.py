@@ -301,6 +301,10 @@ def collect(build, only=None):
     report["costs"] = costs(report["cases"])
     if isinstance(bench, dict):
         report["costs"]["bench"] = bench
+        # the contract's costs.load_ns: this run's bench boot, else make bench's
+        if not report["costs"].get("load_ns") and bench.get("load_ns"):
+            report["costs"]["load_ns"] = bench["load_ns"]
+            report["costs"]["load_ns_from"] = "make bench (build/report/bench.json)"
     report["generations"] = generations(report["cases"], read_gens(GENS_TSV))
     accels = sorted({b["accel"] for a in report["arms"].values()
                      for b in a["boots"].values() if b.get("accel")})

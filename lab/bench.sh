@@ -101,8 +101,6 @@ if has load; then
 		# the modules' sizes now: the next workload/build.sh empties mods/
 		python3 "$TOP/workload/bench/collect.py" sizes "$a" > "$d/sizes.json"
 	done
-	# qemu/boot.sh gives TCG guests tsc_early_khz=: a TSC clocksource, not jiffies
-	append=${APPEND:-}
 	r=1
 	while [ "$r" -le "$rounds" ]; do
 		for a in $arms; do
@@ -110,7 +108,7 @@ if has load; then
 			line=$(python3 "$TOP/qemu/plan_bench.py" "$a") || die "planning bench of $a failed"
 			set -- $line
 			sh "$TOP/qemu/initramfs.sh" "$a" bench
-			KERNEL=$2 TIMEOUT=$3 APPEND=$append sh "$TOP/qemu/boot.sh" "$a" bench ||
+			KERNEL=$2 TIMEOUT=$3 sh "$TOP/qemu/boot.sh" "$a" bench ||
 				echo "modvlab: $a bench round $r did not finish (log: $ARMS_DIR/$a/boot/bench.log)" >&2
 			for f in log json plan.json; do
 				cp "$ARMS_DIR/$a/boot/bench.$f" "$BB/load/$a/r$r.$f"

@@ -6,13 +6,14 @@
 TOP    := $(CURDIR)
 B      ?= $(TOP)/build
 ACCEL  ?= tcg
-TIMEOUT ?= 120
+# the boot timeout and the arm list: compare/tables.py (workload/arms.tsv)
+TIMEOUT ?= $(shell cd $(TOP) && python3 -m compare.tables timeout boot)
 JOBS   ?= $(shell nproc)
 # kernel generations to build and boot (workload/gens/gens.tsv); empty = all
 GENS   ?=
 # make test runs a reduced but real set (G0 always runs)
 TEST_GENS ?= G1 G2 G4
-# extra boots from qemu/plan_<name>.py: robust (the bad-module corpus),
+# extra boots from plan/<name>.py: robust (the bad-module corpus),
 # bench (load time vs imported symbols); make test runs both (bench quick)
 PLANS  ?=
 TEST_PLANS ?= bench robust
@@ -25,9 +26,9 @@ TEST_ROBUST ?= versions-truncated versions-unterminated versions-crc-flip \
 	layout-record-differs
 export TOP B ACCEL TIMEOUT JOBS GENS PLANS ROBUST_INPUTS
 
-ALL_ARMS := nomodv base keep remove
+ALL_ARMS := $(shell cd $(TOP) && python3 -m compare.tables arms)
 # The pristine arms always; a series arm once its series file exists.
-ARMS ?= nomodv base $(foreach a,keep remove,$(if $(wildcard series-$(a)/series),$(a)))
+ARMS ?= $(shell cd $(TOP) && python3 -m compare.tables arms ready)
 
 .DEFAULT_GOAL := help
 .PHONY: help deps tree compare compare-run report test test-run unit bisect bench robust \

@@ -11,9 +11,9 @@ import json
 import os
 import pathlib
 
-from . import classify, doc, ktap, plot, robust
+from . import classify, doc, ktap, plot, robust, tables
 
-ARM_ORDER = ["nomodv", "base", "keep", "remove"]
+ARM_ORDER = tables.arm_names()
 SIZE_KEYS = ["bzimage_bytes", "exports", "unversioned_exports", "kcrctab_bytes"]
 VMLINUX_KEYS = ["text", "data", "bss"]
 SERIES_KEYS = ["patches", "files", "added", "removed"]

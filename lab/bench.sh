@@ -6,7 +6,7 @@
 #  lab    wall time of a warm `make compare` (run here, after the Makefile's
 #         own compare), and the steps it spent it on (build/steps.tsv)
 #  load   the generated provider/consumer modules (workload/bench/), then
-#         one "bench" boot per arm (qemu/plan_bench.py: median finit_module
+#         one "bench" boot per arm (plan/bench.py: median finit_module
 #         time per N, measured in the guest), ROUNDS rounds interleaved
 #         over the arms (nomodv base keep remove nomodv ...); under TCG, qemu/boot.sh
 #         boots every guest with tsc_early_khz=<host TSC kHz> (workload/bench/
@@ -49,7 +49,7 @@ done
 has() { case ",$phases," in *",$1,"*) return 0 ;; esac; return 1; }
 arms=${*:-}
 if [ -z "$arms" ]; then
-	for a in nomodv base keep remove; do
+	for a in $(table arms); do
 		[ -f "$ARMS_DIR/$a/kernels/G0/bzImage" ] && arms="$arms $a"
 	done
 fi
@@ -105,7 +105,7 @@ if has load; then
 	while [ "$r" -le "$rounds" ]; do
 		for a in $arms; do
 			step BOOT "$a bench, round $r/$rounds (${ACCEL:-tcg})"
-			line=$(python3 "$TOP/qemu/plan_bench.py" "$a") || die "planning bench of $a failed"
+			line=$(cd "$TOP" && python3 -m plan.bench "$a") || die "planning bench of $a failed"
 			set -- $line
 			sh "$TOP/qemu/initramfs.sh" "$a" bench
 			KERNEL=$2 TIMEOUT=$3 sh "$TOP/qemu/boot.sh" "$a" bench ||

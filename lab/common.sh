@@ -16,6 +16,9 @@ export KBUILD_BUILD_USER=modvlab KBUILD_BUILD_HOST=modvlab KBUILD_BUILD_VERSION=
 export LOCALVERSION=
 JOBS=${JOBS:-$(nproc)}
 
+# table ARGS: the lab's data tables and limits (compare/tables.py's CLI)
+table() { (cd "$TOP" && python3 -m compare.tables "$@"); }
+
 die() { printf 'modvlab: error: %s\n' "$*" >&2; exit 1; }
 
 # step TAG WHAT: print "  TAG  WHAT" and remember when it started

@@ -17,7 +17,7 @@ set -eu
 [ $# -gt 0 ] || die "usage: robust.sh ARM..."
 variant=${VARIANT-kasan}
 # a sanitizer guest is slower and needs the shadow memory
-san_timeout=${SAN_TIMEOUT:-600} san_mem=${SAN_MEM:-1G}
+san_timeout=${SAN_TIMEOUT:-$(table timeout long)} san_mem=${SAN_MEM:-1G}
 
 # variant_build ARM: ARM-$variant's kernel and workload modules, incremental
 variant_build() {

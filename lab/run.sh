@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Run one arm's workload: plan every boot (qemu/plan.py), then for each an
+# Run one arm's workload: plan every boot (python3 -m plan), then for each an
 # initramfs and a QEMU boot with a timeout. A boot that fails does not stop
 # the others; the exit status says whether all finished.
 # usage: run.sh ARM          env: GENS, ACCEL, TIMEOUT
@@ -9,12 +9,12 @@ set -eu
 
 arm=${1:?usage: run.sh ARM}
 [ -f "$ARMS_DIR/$arm/kernels/G0/bzImage" ] || die "arm $arm is not built (make $arm)"
-boots=$(python3 "$TOP/qemu/plan.py" "$arm") || die "planning $arm failed"
+boots=$(cd "$TOP" && python3 -m plan "$arm") || die "planning $arm failed"
 rm -f "$ARMS_DIR/$arm/boot/failed"
 # one boot; after one that did not finish (oops, hang, garbage), the cases
 # it never reached run again in a fresh boot (qemu/resume.py), at most 8 times
 boot_one() { # BOOT KERNEL TIMEOUT
-	[ "$3" = - ] && set -- "$1" "$2" "${TIMEOUT:-120}"
+	[ "$3" = - ] && set -- "$1" "$2" "${TIMEOUT:-$(table timeout boot)}"
 	step BOOT "$arm $1 (${ACCEL:-tcg})"
 	sh "$TOP/qemu/initramfs.sh" "$arm" "$1"
 	KERNEL=$2 TIMEOUT=$3 sh "$TOP/qemu/boot.sh" "$arm" "$1" ||

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Tests of compare/robust.py (the robustness section) and qemu/plan_robust.py.
+"""Tests of compare/robust.py (the robustness section) and plan/robust.py.
 
-Fixture: tests/data/robust/arms/base/, a plan.json as plan_robust writes it and
+Fixture: tests/data/robust/arms/base/, a plan.json as plan/robust.py writes it and
 the console logs of its boots: robust (an input refused as declared, one
 refused although declared loaded whose health check then WARNs, an
 unprivileged load whose health check fails with EEXIST), robust-crash (an
@@ -145,8 +145,7 @@ class TestPlanRobust(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        sys.path.insert(0, str(HERE.parent / "qemu"))
-        import plan_robust
+        from plan import robust as plan_robust
         cls.pr = plan_robust
 
     def test_columns(self):
@@ -164,7 +163,6 @@ class TestPlanRobust(unittest.TestCase):
 
     def test_plan_without_good_module(self):
         """No module built: nothing stale is planned, every case is not_run."""
-        sys.path.insert(0, str(HERE.parent / "qemu"))
         import plan
         with tempfile.TemporaryDirectory() as tmp:
             corpus = self.pr.corpus

@@ -56,10 +56,12 @@ import sys
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 B = os.environ.get("B", os.path.join(TOP, "build"))
 ARMS = os.path.join(B, "arms")
-TSV = os.path.join(TOP, "workload", "robust.tsv")
+sys.path.insert(0, TOP)
+from compare import tables  # noqa: E402
+
+TSV = tables.ROBUST_TSV
 GOOD = "main/mod-asm-user"
-ARM_COLUMNS = ("nomodv", "base", "keep", "remove")
-FIELDS = ["input", "make", "flags", *ARM_COLUMNS, "note"]
+ARM_COLUMNS = tuple(tables.arm_names())
 
 SHT = {"NULL": 0, "PROGBITS": 1, "SYMTAB": 2, "STRTAB": 3, "RELA": 4, "NOBITS": 8}
 SHF_ALLOC = 2
@@ -477,23 +479,11 @@ def apply(recipe, data, ctx=None):
 # --- the corpus of an arm ---------------------------------------------------
 
 def read_tsv(path=TSV):
-    """The rows of robust.tsv as dicts (FIELDS); '#' lines and blank lines skipped."""
-    rows = []
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            line = line.rstrip("\n")
-            if not line.strip() or line.startswith("#"):
-                continue
-            cols = line.split("\t")
-            if len(cols) != len(FIELDS):
-                raise CorpusError(f"{path}:{lineno}: want {len(FIELDS)} tab-separated "
-                                  f"columns, got {len(cols)}")
-            rows.append(dict(zip(FIELDS, cols), line=lineno))
-    names = [r["input"] for r in rows]
-    dup = sorted({n for n in names if names.count(n) > 1})
-    if dup:
-        raise CorpusError(f"{path}: duplicate inputs: {', '.join(dup)}")
-    return rows
+    """The rows of robust.tsv as dicts (compare/tables.py reads it), with "line"."""
+    try:
+        return tables.robust(path, ARM_COLUMNS)
+    except tables.TableError as e:
+        raise CorpusError(str(e)) from None
 
 
 def column(arm):

@@ -30,7 +30,9 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 B = os.environ.get("B", os.path.join(TOP, "build"))
 BB = os.path.join(B, "bench")
 ARMS = os.path.join(B, "arms")
-ARM_ORDER = ["nomodv", "base", "keep", "remove"]
+sys.path.insert(0, TOP)
+from compare import tables  # noqa: E402
+ARM_ORDER = tables.arm_names()
 NS = [int(n) for n in os.environ.get("BENCH_NS", "16 256 1024 4096").split()]
 # the issue's targets (issue 7)
 KEEP_SPEEDUP_4096 = 10.0

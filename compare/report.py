@@ -19,13 +19,17 @@ VMLINUX_KEYS = ["text", "data", "bss"]
 SERIES_KEYS = ["patches", "files", "added", "removed"]
 # The generation every module of the foundation cases is built for and every
 # generation's update is measured against (qemu/plan.py's boot "G0").
-RELEASE = "G0"
+RELEASE = tables.RELEASE
 # Modules whose sizes are summed as "the workload" in the code-size table.
 WORKLOAD_SET = "main/"
-GENS_TSV = pathlib.Path(__file__).resolve().parent.parent / "workload" / "gens" / "gens.tsv"
+GENS_TSV = pathlib.Path(tables.GENS_TSV)
 # Plan fields copied into each case record, in this order (others follow).
-PLAN_FIELDS = ["case", "n", "boot", "built_for", "loaded_into", "built_by", "module",
-               "flags", "deps", "expected", "note"]
+PLAN_FIELDS = ["case", "n", "boot", "kind", "gen", "probe", "built_for", "loaded_into",
+               "built_by", "module", "flags", "deps", "expected", "note"]
+# The report's part for each kind of case (plan/__init__.py lists the kinds).
+SECTION_OF_KIND = {"release": "release", "cross": "release", "update": "update",
+                   "rebuilt": "rebuilt"}
+GENERATION_KINDS = ("update", "rebuilt")
 
 
 class InputError(Exception):
@@ -210,6 +214,10 @@ def arm_cases(arm, adir, plan, arec):
     not_run = plan.get("not_run") or []
     if not isinstance(not_run, list) or not all(isinstance(c, dict) for c in not_run):
         raise InputError(f"{adir / 'plan.json'}: 'not_run' is not a list of objects")
+    unkinded = next((c for c in cases + not_run if c.get("kind") is None), None)
+    if unkinded is not None:
+        raise InputError(f"{adir / 'plan.json'}: case {unkinded.get('case')} has no kind "
+                         "(an older planner wrote it: run python3 -m plan ARM again)")
     runs = {}
     out = []
     for c in cases:
@@ -321,23 +329,16 @@ def gen_key(gen):
 
 
 def read_gens(path):
-    """The generations' declaration (workload/gens/gens.tsv), {} if it is not there."""
-    try:
-        text = pathlib.Path(path).read_text(encoding="utf-8")
-    except OSError:
+    """The generations' declaration (workload/gens/gens.tsv), {} if it is not there;
+    InputError on a malformed line (compare/tables.py reads it for everyone)."""
+    if not pathlib.Path(path).is_file():
         return {}
-    gens = {}
-    for line in text.splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        cols = line.split("\t")
-        if len(cols) != 5:
-            continue
-        gen, patch, changes, removes, note = cols
-        syms = lambda v: [] if v == "-" else v.split(",")
-        gens[gen] = {"patch": patch, "changes": syms(changes), "removes": syms(removes),
-                     "note": note}
-    return gens
+    try:
+        rows = tables.gens(str(path))
+    except tables.TableError as e:
+        raise InputError(str(e)) from None
+    return {g["gen"]: {"patch": g["patch"], "changes": g["changes"], "removes": g["removes"],
+                       "note": g["note"]} for g in rows}
 
 
 def generations(cases, declared):
@@ -348,9 +349,9 @@ def generations(cases, declared):
     """
     gens = {}
     for c in cases:
-        g = c.get("loaded_into")
-        if not is_generation_case(c, declared):
+        if c.get("kind") not in GENERATION_KINDS:
             continue
+        g = c.get("gen")
         rec = gens.setdefault(g, {"note": None, "changes": None, "removes": None,
                                   "patch": None, "labels": []})
         if rec["note"] is None and c.get("gen_note"):
@@ -444,36 +445,10 @@ def _columns(report):
     return _labels(report["cases"])
 
 
-def is_generation_case(c, declared=()):
-    """A case loaded into a kernel generation (not the release, not e.g. the bench boot)."""
-    into = c.get("loaded_into")
-    return bool(into) and into != RELEASE and ("gen_note" in c or into in declared)
-
-
-def section_of(c, gens=()):
-    """Which part of the report a case belongs to: update, rebuilt, release or other.
-
-    gens: the generations (report["generations"]).
-    """
-    into, built = c.get("loaded_into"), c.get("built_for")
-    if is_generation_case(c, gens):
-        if built == RELEASE:
-            return "update"   # the distributor's update, the old out-of-tree module
-        if built == into:
-            return "rebuilt"  # the module rebuilt for that generation (sanity)
-        return "other"
-    if not into or into == RELEASE:
-        return "release"
-    return "other"            # e.g. the load-cost bench boot
-
-
-def probe_name(c):
-    """The probe user of a generation case: "g2-probe-c" -> "probe-c"."""
-    name, into = c["case"], str(c.get("loaded_into") or "")
-    prefix = into.lower() + "-"
-    if into and name.startswith(prefix):
-        name = name[len(prefix):]
-    return name[:-len("-rebuilt")] if name.endswith("-rebuilt") else name
+def section_of(c, gens=None):
+    """Which part of the report a case belongs to: update, rebuilt, release or
+    other (robust, bench, ...), from the kind the planner wrote."""
+    return SECTION_OF_KIND.get(c.get("kind"), "other")
 
 
 def _worst(verdicts):
@@ -579,7 +554,7 @@ def update_blocks(report):
         cols = _labels(cases)
         groups = {}
         for c in cases:
-            key = (c.get("loaded_into"), probe_name(c))
+            key = (c.get("gen"), c.get("probe"))
             row = groups.setdefault(key, {"cells": {}, "expected": set()})
             row["cells"].setdefault(label(c["arm"], c["policy"]), []).append(c)
             row["expected"].add(c["expected"])

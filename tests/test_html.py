@@ -74,13 +74,16 @@ def plan_case(arm, boot, n, name, policy):
            "deps": [], "note": "", "boot": boot, "arm": arm, "policy": policy,
            "loaded_into": gen, "n": n}
     if gen == "G0":
-        rec.update(module=f"main/mod-{name}", built_for="G0", expected="compatible")
+        rec.update(module=f"main/mod-{name}", built_for="G0", expected="compatible",
+                   kind="release", gen="G0", probe=None)
     elif gen == "bench":
         rec.update(module="bench/16/bench_consumer_16", built_for="G0", expected="compatible",
-                   imports=16, repeat=3)
+                   imports=16, repeat=3, kind="bench", gen="G0", probe=None)
     else:
         rebuilt = name.endswith("-rebuilt")
         rec.update(built_for=gen if rebuilt else "G0", gen_note=GEN_NOTES[gen],
+                   kind="rebuilt" if rebuilt else "update", gen=gen,
+                   probe=name.split("-", 1)[1].removesuffix("-rebuilt"),
                    expected="incompatible" if gen == "G2" and not rebuilt else "compatible")
     return rec
 

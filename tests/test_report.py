@@ -18,9 +18,12 @@ TOP = pathlib.Path(__file__).parent.parent
 
 
 def case(n, name, expected, boot="G0", **kw):
+    """A plan record as plan/ writes it: kind release on G0, else update."""
     rec = {"n": n, "case": name, "module": f"main/mod-{name}", "built_by": "base",
            "flags": "-", "deps": [], "expected": expected, "note": "", "built_for": "G0",
-           "loaded_into": boot, "boot": boot}
+           "loaded_into": boot, "boot": boot, "gen": boot,
+           "kind": "release" if boot == "G0" else "update",
+           "probe": None if boot == "G0" else name.split("-", 1)[1]}
     rec.update(kw)
     return rec
 

@@ -15,7 +15,8 @@ import shutil
 import tempfile
 import unittest
 
-from compare import doc, report
+from compare import doc, model
+from compare.sections import audit
 from test_report import run_cli, write_json
 
 ODD = "mod_consumer: no symbol version for modvlab_prov_asm_add <&> \"q\""
@@ -168,12 +169,12 @@ class Table(html.parser.HTMLParser):
 
 
 def render(build):
-    saved = report.GENS_TSV
-    report.GENS_TSV = build.parent / "gens.tsv"
+    saved = model.GENS_TSV
+    model.GENS_TSV = build.parent / "gens.tsv"
     try:
         rc, out, err = run_cli("report", "--build", str(build))
     finally:
-        report.GENS_TSV = saved
+        model.GENS_TSV = saved
     assert rc == 0, err
     d = build / "report"
     return (json.loads((d / "report.json").read_text()), (d / "report.md").read_text(),
@@ -287,11 +288,11 @@ class TestGenerationReport(unittest.TestCase):
         keep = {"vmlinux_zero_crc": {"count": 1, "names": ["b"]},
                 "workload_zero_crc": {"count": 1, "names": ["x"]},
                 "kernel_missing_crc_msgs": 1, "workload_missing_crc_msgs": 0}
-        text = doc.md_inline(report.audit_diff(base, keep))
+        text = doc.md_inline(audit.audit_diff(base, keep))
         self.assertEqual(text, "zero-CRC exports in vmlinux 2 → 1 (fixed: `a`); modpost "
                                "missing-CRC messages (kernel) 0 → 1; modpost missing-CRC "
                                "messages (workload) 2 → 0")
-        self.assertEqual(doc.md_inline(report.audit_diff(base, base)),
+        self.assertEqual(doc.md_inline(audit.audit_diff(base, base)),
                          "the same counts as base.")
 
     def test_costs(self):

@@ -11,7 +11,7 @@ import unittest
 from contextlib import redirect_stderr, redirect_stdout
 
 from compare import __main__ as cli
-from compare import report
+from compare import model, report
 
 DATA = pathlib.Path(__file__).parent / "data"
 TOP = pathlib.Path(__file__).parent.parent
@@ -105,12 +105,12 @@ class TestReport(unittest.TestCase):
         cls.tmp = tempfile.TemporaryDirectory()
         cls.build = pathlib.Path(cls.tmp.name) / "build"
         make_build(cls.build)
-        cls.gens_tsv = report.GENS_TSV   # independent of workload/gens/gens.tsv
-        report.GENS_TSV = pathlib.Path(cls.tmp.name) / "no-gens.tsv"
+        cls.gens_tsv = model.GENS_TSV   # independent of workload/gens/gens.tsv
+        model.GENS_TSV = pathlib.Path(cls.tmp.name) / "no-gens.tsv"
         try:
             cls.rc, cls.out, cls.err = run_cli("report", "--build", str(cls.build))
         finally:
-            report.GENS_TSV = cls.gens_tsv
+            model.GENS_TSV = cls.gens_tsv
         cls.json = json.loads((cls.build / "report/report.json").read_text())
         cls.md = (cls.build / "report/report.md").read_text()
 

@@ -11,7 +11,7 @@ from .load import InputError, arm_cases, arm_names, arm_record, load_json, read_
 
 
 # The generation every module of the foundation cases is built for and every
-# generation's update is measured against (qemu/plan.py's boot "G0").
+# generation's update is measured against (plan/release.py's boot "G0").
 RELEASE = tables.RELEASE
 
 

@@ -3,7 +3,7 @@
 (workload/robust.tsv), against what reading its loader says it should do.
 
 Input: the report's case records (report.collect()["cases"]); those planned by
-qemu/plan_robust.py carry kind=robust, role (input|health), input and
+plan/robust.py carry kind=robust, role (input|health), input and
 declared. Each input's outcome is put in the words of robust.tsv:
 
   loaded / loaded+F     the module loaded (+F: it newly set taint F)

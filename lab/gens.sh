@@ -17,7 +17,7 @@ gdir=$TOP/workload/gens
 [ -f "$obj/vmlinux" ] || die "arm $arm is not built"
 abi=$(sed -n 's/^CONFIG_MODULE_ABI_VERSION="\(.*\)"$/\1/p' "$obj/.config")
 # GEN PATCH KID STRING per kernel to build (STRING "-": the arm's own)
-kernels=$(cd "$TOP" && python3 -m compare.tables kernels "${abi:--}" ${GENS:-}) ||
+kernels=$(table kernels "${abi:--}" ${GENS:-}) ||
 	die "workload/gens/: cannot list the generations"
 logs=$A/logs
 cfg0=$A/config.G0

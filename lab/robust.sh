@@ -84,7 +84,7 @@ for arm in "$@"; do
 		echo "modvlab: robust: $arm-$variant: some boots did not finish (judged below)" >&2
 done
 # shellcheck disable=SC2086
-(cd "$TOP" && python3 -m compare robust --build "$B" --json "$B/robust.json" $arms) >"$B/robust.md" || rc=1
+py compare robust --build "$B" --json "$B/robust.json" $arms >"$B/robust.md" || rc=1
 echo "modvlab: robust: wrote $B/robust.md" >&2
 [ $rc = 0 ] || echo "modvlab: error: robust: kernel bug reports, failed health checks or undeclared outcomes (see above)" >&2
 exit $rc

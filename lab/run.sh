@@ -9,7 +9,7 @@ set -eu
 
 arm=${1:?usage: run.sh ARM}
 [ -f "$ARMS_DIR/$arm/kernels/G0/bzImage" ] || die "arm $arm is not built (make $arm)"
-boots=$(cd "$TOP" && python3 -m plan "$arm") || die "planning $arm failed"
+boots=$(py plan "$arm") || die "planning $arm failed"
 rm -f "$ARMS_DIR/$arm/boot/failed"
 # one boot; after one that did not finish (oops, hang, garbage), the cases
 # it never reached run again in a fresh boot (qemu/resume.py), at most 8 times

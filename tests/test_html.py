@@ -6,7 +6,7 @@ remove boots G0 (no policy) and G1/G2 under the lax and diligent policies.
 G2 changes modvlab_probe_c: remove/lax lets the G0-built probe-c in (UNSAFE),
 base and remove/diligent refuse it. base's rebuilt probe-c misbehaves on G2
 (a lab error in the sanity section). A dmesg line carries "<&>". base also
-has a load-cost "bench" boot (loaded_into "bench", as qemu/plan_bench.py plans it).
+has a load-cost "bench" boot (loaded_into "bench", as plan/bench.py plans it).
 """
 import html.parser
 import json

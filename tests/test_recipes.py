@@ -73,8 +73,8 @@ class TestRecipes(unittest.TestCase):
                        GENS="", PLANS="")
         w = top / "workload"
         # a generation: its patch and one line
-        (w / "gens" / "G7-new.patch").write_text("--- a/x\n+++ b/x\n")
-        append(w / "gens" / "gens.tsv", "G7\tG7-new.patch\tmodvlab_probe_new\t-\ta new "
+        (w / "gens" / "G8-new.patch").write_text("--- a/x\n+++ b/x\n")
+        append(w / "gens" / "gens.tsv", "G8\tG8-new.patch\tmodvlab_probe_new\t-\ta new "
                "generation changes modvlab_probe_new\trebuilt")
         # a probe user: its source, one obj-m line, one probe-cases.tsv line
         (w / "probe-users" / "mod-probe-new.c").write_text(PROBE_USER)
@@ -92,7 +92,7 @@ class TestRecipes(unittest.TestCase):
         (a / "obj").mkdir(parents=True)
         (a / "obj" / "Module.symvers").write_text("")
         (a / "obj" / ".config").write_text("CONFIG_MODVERSIONS=y\n")
-        for kid in ("G0", "G7"):
+        for kid in ("G0", "G8"):
             (a / "kernels" / kid).mkdir(parents=True)
             (a / "kernels" / kid / "bzImage").write_text("")
 
@@ -112,32 +112,34 @@ class TestRecipes(unittest.TestCase):
         if not (mods / "probe" / "mod-probe-new.ko").is_file():
             self.run_in("sh", "workload/build.sh", "base")
             self.run_in("sh", "workload/build.sh", "base", "probe",
-                        str(self.b / "arms" / "base" / "kernels" / "G7" / "mods"))
-        self.run_in(sys.executable, "-m", "plan", "base", env={"GENS": "G7", "PLANS": "robust"})
+                        str(self.b / "arms" / "base" / "kernels" / "G8" / "mods"))
+        self.run_in(sys.executable, "-m", "plan", "base", env={"GENS": "G8", "PLANS": "robust"})
         return json.loads((self.b / "arms" / "base" / "plan.json").read_text())
 
     def test_all_appear_in_the_plan(self):
         p = self.plan()
         cases = {c["case"]: c for c in p["cases"] + p["not_run"]}
-        self.assertIn("G7", p["boots"])
+        self.assertIn("G8", p["boots"])
         self.assertEqual(cases["extra"]["kind"], "release")
         self.assertEqual(cases["g0-probe-new"]["probe"], "probe-new")
-        new = cases["g7-probe-new"]
+        new = cases["g8-probe-new"]
         self.assertEqual((new["kind"], new["gen"], new["expected"]),
-                         ("update", "G7", "incompatible"))      # it imports what G7 changes
-        self.assertEqual(cases["g7-probe-c"]["expected"], "compatible")
-        # G7 declares breaks=rebuilt: even its rebuilt copies are incompatible
-        self.assertEqual(cases["g7-probe-c-rebuilt"]["expected"], "incompatible")
-        self.assertIn("breaks rebuilt", cases["g7-probe-c-rebuilt"]["expected_why"])
+                         ("update", "G8", "incompatible"))      # it imports what G8 changes
+        self.assertEqual(cases["g8-probe-c"]["expected"], "compatible")
+        # G8 declares breaks=rebuilt: even the rebuilt copy of a user of what
+        # it changes is incompatible; a bystander's is not
+        self.assertEqual(cases["g8-probe-new-rebuilt"]["expected"], "incompatible")
+        self.assertIn("breaks rebuilt", cases["g8-probe-new-rebuilt"]["expected_why"])
+        self.assertEqual(cases["g8-probe-c-rebuilt"]["expected"], "compatible")
         self.assertEqual(cases["robust-new-input"]["kind"], "robust")
-        planned = (self.b / "arms" / "base" / "boot" / "G7.plan").read_text()
-        self.assertIn("g7-probe-new-rebuilt|-|1|/m/base/kernels/G7/mods/probe/mod-probe-new.ko",
+        planned = (self.b / "arms" / "base" / "boot" / "G8.plan").read_text()
+        self.assertIn("g8-probe-new-rebuilt|-|1|/m/base/kernels/G8/mods/probe/mod-probe-new.ko",
                       planned)
 
     def test_tables_cli_sees_the_generation(self):
-        r = self.run_in(sys.executable, "-m", "compare.tables", "kernels", "lab", "G7")
-        self.assertEqual(r.stdout.split("\n")[:2], ["G7\tG7-new.patch\tG7\t-",
-                                                   "G7\tG7-new.patch\tG7-diligent\tlab.G7"])
+        r = self.run_in(sys.executable, "-m", "compare.tables", "kernels", "lab", "G8")
+        self.assertEqual(r.stdout.split("\n")[:2], ["G8\tG8-new.patch\tG8\t-",
+                                                   "G8\tG8-new.patch\tG8-diligent\tlab.G8"])
 
     def test_failed_module_set_names_the_line(self):
         r = self.run_in("sh", "workload/build.sh", "base", env={"FAKE_MAKE_FAIL": "1"},

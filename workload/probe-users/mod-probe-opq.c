@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Probe user: passes a struct the export site only declares, expects x * 100 + y */
 #include "probe-user.h"
+#include <linux/modvlab_probe_opq.h>
 
 static int __init probe_opq_check(void)
 {

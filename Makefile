@@ -40,7 +40,7 @@ help:
 	@echo 'Targets:'
 	@echo '  compare      build every arm, boot each with the workload, write build/report/'
 	@echo '  test         unit tests, then a real end-to-end run with assertions'
-	@echo '  nomodv base keep remove'
+	@echo '  $(ALL_ARMS)'
 	@echo '               build one arm (kernel + workload modules) and boot it'
 	@echo '  report       re-render build/report/ from saved logs (no build, no boot)'
 	@echo '  bisect       build after every patch of each series (build/bisect/*.tsv)'

@@ -4,8 +4,7 @@
 
 static int __init probe_vis_check(void)
 {
-	struct modvlab_probe_vis v = { .a = 1, .b = 2 };
-	int r = modvlab_probe_vis(&v);
+	int r = modvlab_probe_vis(&(struct modvlab_probe_vis){ .a = 1, .b = 2 });
 
 	modvlab_check(r == 12, "modvlab_probe_vis({1, 2}) = %d, want 12", r);
 	return 0;

@@ -19,10 +19,9 @@ static int __init probe_user_init(void)					\
 {									\
 	int ret = check();						\
 									\
-	if (ret)							\
-		return ret;						\
-	modvlab_pass();							\
-	return 0;							\
+	if (!ret)							\
+		modvlab_pass();						\
+	return ret;							\
 }									\
 module_init(probe_user_init);						\
 									\

@@ -123,7 +123,7 @@ def main(argv=None):
             dirs["dwarf"], a.ref or os.path.join(a.build, "arms", "nomodv", "build-clean.json"))
     tmp = out_path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(result, f, indent=1, sort_keys=True)
+        json.dump(result, f, indent=1)
         f.write("\n")
     os.replace(tmp, out_path)
     return 0

@@ -193,6 +193,16 @@ def not_run_record(arm, c):
     return rec
 
 
+def shared(rec):
+    """A case and its copies for the policies that share its boot (the
+    planner's shared_by: same string, same kernel): same outcome, marked
+    reused_from the policy whose boot ran."""
+    out = [rec]
+    for p in rec.pop("shared_by", None) or []:
+        out.append(dict(rec, policy=p, reused_from=rec["policy"]))
+    return out
+
+
 def arm_cases(arm, adir, plan, arec):
     """Case records of one arm, in plan order; fills arec["boots"]."""
     cases = plan.get("cases") or []
@@ -224,14 +234,14 @@ def arm_cases(arm, adir, plan, arec):
             meta, run, missing = read_boot(adir, boot)
             runs[boot] = run, missing
             arec["boots"][boot] = boot_record(meta, run, logname, missing)
-        out.append(case_record(arm, c, *runs[boot], logname=logname))
+        out += shared(case_record(arm, c, *runs[boot], logname=logname))
     for c in not_run:
         c = dict(c)
         if c.get("policy") is None:
             c["policy"] = plan.get("policy")
         if c.get("boot") is None:
             c["boot"] = c.get("loaded_into")
-        out.append(not_run_record(arm, c))
+        out += shared(not_run_record(arm, c))
     planned = plan.get("boots") or {}
     if not isinstance(planned, dict):
         raise InputError(f"{adir / 'plan.json'}: 'boots' is not an object")

@@ -10,11 +10,16 @@ stderr and exits 1.
     python3 -m compare.tables arms [ready]         the arms, report order (ready:
                                                    those whose series file exists)
     python3 -m compare.tables gens [G...]          the generations (checks G...)
+    python3 -m compare.tables arms string          the arms whose string a policy sets
+    python3 -m compare.tables string ARM           abi | release | - (arms.tsv)
     python3 -m compare.tables kernels ABI [G...]   one line per generation kernel
                                                    to build: GEN PATCH KID STRING
-                                                   (STRING "-": the arm's own)
+                                                   (STRING "-": the arm's own);
+                       kernels --release [G...]    the same for a release string
+                                                   (STRING: the CONFIG_LOCALVERSION)
     python3 -m compare.tables timeout boot|long    seconds
 """
+import json
 import os
 import sys
 
@@ -82,8 +87,23 @@ def symbols(value):
 # --- arms -------------------------------------------------------------------
 
 def arms(path=ARMS_TSV):
-    """The arms, in report order: [{arm, series, note}]."""
-    return _unique(path, read_tsv(path, ["arm", "series", "note"]), "arm", "arms")
+    """The arms, in report order: [{arm, series, string, note}]."""
+    rows = _unique(path, read_tsv(path, ["arm", "series", "string", "note"], keep_line=True),
+                   "arm", "arms")
+    for a in rows:
+        if a["string"] not in STRINGS:
+            raise TableError(f"{path}:{a['line']}: string: {a['string']} is not one of "
+                             f"{', '.join(STRINGS)}")
+        del a["line"]
+    return rows
+
+
+def arm_string(arm, path=ARMS_TSV):
+    """What the distributor's policy sets on arm: abi, release or "-"."""
+    for a in arms(path):
+        if a["arm"] == arm:
+            return a["string"]
+    raise TableError(f"{path}: no arm {arm}")
 
 
 def arm_names(path=ARMS_TSV):
@@ -123,45 +143,112 @@ def select_gens(all_gens, wanted):
     return [g for g in all_gens if not wanted or g["gen"] in wanted]
 
 
-# A policy's rule: does the distributor bump the ABI string for generation g?
+# A policy's rule: does the distributor bump the string for generation g?
+# "detect:NAME" rules ask detector NAME (detect/, its results in
+# B/detect/detectors.json, written by `make detect` before the string arms
+# build their generations); "changes" reads the declaration: the oracle.
 RULES = {
     "never": lambda g: False,
+    "always": lambda g: True,
     "changes": lambda g: bool(g["changes"]),
 }
+DETECT_RULE = "detect:"
+ORACLE_RULES = ("changes",)
+# What a distributor's string is, per arm (arms.tsv's "string" column):
+# abi = CONFIG_MODULE_ABI_VERSION, release = the kernel release (vermagic),
+# "-" = none (the CRCs decide; one kernel per generation, no policy).
+STRINGS = ("abi", "release", "-")
 
 
-def policies(path=POLICIES_TSV):
-    """The ABI-string policies: [{policy, rule, note}]; rule is a key of RULES."""
+def detectors_json():
+    b = os.environ.get("B") or os.path.join(TOP, "build")
+    return os.path.join(b, "detect", "detectors.json")
+
+
+_DETECTED = {}
+
+
+def detected(path=None):
+    """{detector: {gen: result}} of detect.run, {} before it ran."""
+    path = path or detectors_json()
+    if path not in _DETECTED:
+        try:
+            with open(path, encoding="utf-8") as f:
+                _DETECTED[path] = json.load(f).get("detectors") or {}
+        except FileNotFoundError:
+            _DETECTED[path] = {}
+        except (OSError, ValueError) as e:
+            raise TableError(f"{path}: {e}") from None
+    return _DETECTED[path]
+
+
+def _known_rule(rule):
+    return rule in RULES or (rule.startswith(DETECT_RULE) and len(rule) > len(DETECT_RULE))
+
+
+def policies(path=POLICIES_TSV, runnable=True):
+    """The string policies: [{policy, rule, note, oracle}]; rule is a key of
+    RULES or detect:NAME. runnable: without the detector policies whose
+    detector has not run (the dwarf one needs its own build)."""
     rows = _unique(path, read_tsv(path, ["policy", "rule", "note"], keep_line=True),
                    "policy", "policies")
     for p in rows:
-        if p["rule"] not in RULES:
+        if not _known_rule(p["rule"]):
             raise TableError(f"{path}:{p['line']}: unknown rule {p['rule']} "
-                             f"(known: {', '.join(RULES)})")
+                             f"(known: {', '.join(RULES)}, {DETECT_RULE}NAME)")
+        p["oracle"] = p["rule"] in ORACLE_RULES
         del p["line"]
+    if runnable:
+        have = detected()
+        rows = [p for p in rows if not p["rule"].startswith(DETECT_RULE)
+                or p["rule"][len(DETECT_RULE):] in have]
     return rows
 
 
 def bumps(policy, gen):
-    return RULES[policy["rule"]](gen)
+    rule = policy["rule"]
+    if rule.startswith(DETECT_RULE):
+        det = rule[len(DETECT_RULE):]
+        res = detected().get(det, {}).get(gen["gen"])
+        if res is None:
+            raise TableError(f"policy {policy['policy']}: detector {det} has no result for "
+                             f"{gen['gen']} in {detectors_json()} (run: make detect)")
+        return bool(res["bump"])
+    return RULES[rule](gen)
 
 
-def gen_kernels(gen, abi, pols=None):
-    """The boots of one generation: [{boot, policy, kid, string}].
+def bump_string(kind, abi, g):
+    """The string a bumping policy gives generation g: ABI.Gn for an ABI
+    string; for the release, the CONFIG_LOCALVERSION that lab/gens.sh sets
+    (-Gn: the release becomes G0's release + -Gn)."""
+    return f"{abi}.{g}" if kind == "abi" else f"-{g}"
 
-    An arm without an ABI string boots the generation once (policy None).
-    With one, one boot per policy; the kernel is keyed by the string, so
-    policies giving the same string share it: kid G<n> when the string is
-    the arm's own, else G<n>-<first policy that bumps it>."""
+
+def gen_kernels(gen, abi, pols=None, kind=None):
+    """The boots of one generation: [{boot, policy, kid, string, shared_by}].
+
+    An arm without a string (kind "-" or None and no ABI) boots the
+    generation once (policy None). With one (kind "abi", or any abi given;
+    kind "release"), each policy gets a string; the kernel is keyed by the
+    string, so policies giving the same string share it and its boot: kid
+    and boot G<n> when the string is the arm's own (not bumped), else
+    G<n>-<first policy that bumps it>; shared_by: the other policies whose
+    cases reuse that boot's outcome (on the first policy's boot entry)."""
     g = gen["gen"]
-    if not abi:
-        return [{"boot": g, "policy": None, "kid": g, "string": None}]
-    out, kid_of = [], {}
+    if kind is None or kind == "-" or (kind == "abi" and not abi):
+        kind = "abi" if abi else None
+    if not kind:
+        return [{"boot": g, "policy": None, "kid": g, "string": None, "shared_by": []}]
+    out, first = [], {}
     for p in (policies() if pols is None else pols):
-        string = f"{abi}.{g}" if bumps(p, gen) else None
-        kid = kid_of.setdefault(string, g if string is None else f"{g}-{p['policy']}")
-        out.append({"boot": f"{g}-{p['policy']}", "policy": p["policy"], "kid": kid,
-                    "string": string})
+        string = bump_string(kind, abi, g) if bumps(p, gen) else None
+        if string in first:
+            first[string]["shared_by"].append(p["policy"])
+            continue
+        kid = g if string is None else f"{g}-{p['policy']}"
+        first[string] = {"boot": kid, "policy": p["policy"], "kid": kid, "string": string,
+                         "shared_by": []}
+        out.append(first[string])
     return out
 
 
@@ -212,11 +299,18 @@ def main(argv):
                        or os.path.isfile(os.path.join(TOP, a["series"], "series"))))
     elif cmd == "gens":
         print("\n".join(g["gen"] for g in select_gens(gens(), args)))
+    elif cmd == "arms" and args == ["string"]:
+        print(" ".join(a["arm"] for a in arms() if a["string"] != "-"))
+    elif cmd == "string" and len(args) == 1:
+        print(arm_string(args[0]))
     elif cmd == "kernels" and args:
-        abi, wanted = args[0], args[1:]
+        abi, wanted, kind = args[0], args[1:], None
+        if abi.startswith("--"):    # --release, --abi=STRING, --none
+            kind, _, abi = abi[2:].partition("=")
+            kind = {"none": "-"}.get(kind, kind)
         for g in select_gens(gens(), wanted):
             seen = set()
-            for k in gen_kernels(g, "" if abi == "-" else abi):
+            for k in gen_kernels(g, "" if abi == "-" else abi, kind=kind):
                 if k["kid"] not in seen:
                     seen.add(k["kid"])
                     print(g["gen"], g["patch"], k["kid"], k["string"] or "-", sep="\t")

@@ -3,10 +3,14 @@
 # Build one arm's kernel generations (workload/gens/gens.tsv) incrementally in
 # its O= folder: for each, apply the generation's patch on G0, build, keep the
 # kernel in kernels/<kid>/ and build the probe users against it; then put the
-# tree and obj/ back at G0. An arm whose config has an ABI version string
-# (series-remove) is built once per ABI string its distributor policies give
-# the generation (workload/gens/policies.tsv; the list of kernels comes from
-# `python3 -m compare.tables kernels`). Up-to-date kernels are skipped.
+# tree and obj/ back at G0. An arm whose distributor sets a string
+# (workload/arms.tsv: abi = CONFIG_MODULE_ABI_VERSION, release = the kernel
+# release) is built once per string its policies give the generation
+# (workload/gens/policies.tsv; the list of kernels comes from
+# `python3 -m compare.tables kernels`). On a release arm the policy, not the
+# patch, decides the release: a localversion file the patch adds is dropped
+# and CONFIG_LOCALVERSION is the policy's string (empty: G0's release, even
+# for G1's respin). Up-to-date kernels are skipped.
 # usage: gens.sh ARM        env: GENS="G1 G2" (default: every generation)
 set -eu
 . "$(dirname "$0")/common.sh"
@@ -16,9 +20,12 @@ A=$ARMS_DIR/$arm src=$ARMS_DIR/$arm/src obj=$ARMS_DIR/$arm/obj
 gdir=$TOP/workload/gens
 [ -f "$obj/vmlinux" ] || die "arm $arm is not built"
 abi=$(sed -n 's/^CONFIG_MODULE_ABI_VERSION="\(.*\)"$/\1/p' "$obj/.config")
+kind=$(table string "$arm") || die "workload/arms.tsv: no string for $arm"
+rel0=$(cat "$obj/include/config/kernel.release") || die "$arm: G0 has no kernel.release"
+[ "$kind" = release ] && set -- --release || set -- "${abi:--}"
 # GEN PATCH KID STRING per kernel to build (STRING "-": the arm's own)
-kernels=$(table kernels "${abi:--}" ${GENS:-}) ||
-	die "workload/gens/: cannot list the generations"
+kernels=$(table kernels "$1" ${GENS:-}) ||
+	die "workload/gens/: cannot list the generations (or their policies)"
 logs=$A/logs
 cfg0=$A/config.G0
 cp "$obj/.config" "$cfg0"
@@ -47,12 +54,24 @@ while IFS=$tab read -r g patch kid string; do
 	step GEN "$arm $kid"
 	reset_tree
 	git -C "$src" apply "$patch" || die "$arm: $(basename "$patch") does not apply"
-	if [ -n "$string" ]; then
+	if [ "$kind" = release ]; then
+		# the release is the policy's: none of the patch's localversion files
+		git -C "$src" ls-files -o -- 'localversion*' | (cd "$src" && xargs rm -f)
+		git -C "$src" ls-files -m -- 'localversion*' |
+			(cd "$src" && xargs -r git checkout -q --)
+		"$src/scripts/config" --file "$obj/.config" --set-str LOCALVERSION "$string"
+		make -C "$src" O="$obj" olddefconfig >/dev/null
+	elif [ -n "$string" ]; then
 		"$src/scripts/config" --file "$obj/.config" --set-str MODULE_ABI_VERSION "$string"
 		make -C "$src" O="$obj" olddefconfig >/dev/null
 	fi
 	mkdir -p "$k"
 	kbuild "$k/build.log" </dev/null || die "$arm $kid: build failed (log: $k/build.log)"
+	if [ "$kind" = release ]; then
+		rel=$(cat "$obj/include/config/kernel.release")
+		[ "$rel" = "$rel0$string" ] ||
+			die "$arm $kid: release is $rel, its policy wants $rel0$string"
+	fi
 	cp "$obj/arch/x86/boot/bzImage" "$obj/Module.symvers" "$k/"
 	sh "$TOP/workload/build.sh" "$arm" probe "$k/mods" </dev/null
 	echo "$id" > "$k/id"

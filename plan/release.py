@@ -5,9 +5,12 @@ gens/policies.tsv; read by compare/tables.py).
 
 Boots: "G0" runs workload/cases.tsv (kind release, or cross for a module
 built against another arm) and the probe users (kind release) on the release;
-each generation Gn (one boot per policy for an arm with an ABI string:
-Gn-lax, Gn-diligent) loads the probe users built for G0 (kind update) and
-those rebuilt for Gn (kind rebuilt).
+each generation Gn loads the probe users built for G0 (kind update) and
+those rebuilt for Gn (kind rebuilt). On an arm whose distributor sets a
+string (workload/arms.tsv: release or abi), one boot per distinct string
+the policies give Gn (Gn unbumped, Gn-<first policy that bumps>); the
+other policies with that string are its cases' shared_by, and the report
+gives them the same outcome, marked as reused.
 """
 import os
 import subprocess
@@ -61,13 +64,15 @@ def add_generations(p, arm, wanted):
     """One boot per generation (and policy): the probe users built for G0, then rebuilt."""
     gens = tables.select_gens(tables.gens(), wanted)
     abi = abi_string(arm)
+    # a variant (ARM-kasan) or an arm not in arms.tsv: no string policies
+    kind = tables.arm_string(arm) if arm in tables.arm_names() else "-"
     probes = tables.probes()
     for g in gens:
-        for k in tables.gen_kernels(g, abi):
+        for k in tables.gen_kernels(g, abi, kind=kind):
             p.boot(k["boot"], k["kid"], k["policy"], gen=g["gen"])
             for pc in probes:
                 base = dict(pc, built_by=arm, flags="-", deps=[], gen_note=g["note"],
-                            probe=pc["case"])
+                            probe=pc["case"], shared_by=k["shared_by"])
                 ko = mods(arm, pc["module"])
                 imp = imports(ko) if os.path.isfile(ko) else set()
                 name = f"{g['gen'].lower()}-{pc['case']}"

@@ -139,7 +139,7 @@ class TestRecipes(unittest.TestCase):
     def test_tables_cli_sees_the_generation(self):
         r = self.run_in(sys.executable, "-m", "compare.tables", "kernels", "lab", "G8")
         self.assertEqual(r.stdout.split("\n")[:2], ["G8\tG8-new.patch\tG8\t-",
-                                                   "G8\tG8-new.patch\tG8-diligent\tlab.G8"])
+                                                   "G8\tG8-new.patch\tG8-every-upload\tlab.G8"])
 
     def test_failed_module_set_names_the_line(self):
         r = self.run_in("sh", "workload/build.sh", "base", env={"FAKE_MAKE_FAIL": "1"},

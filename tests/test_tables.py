@@ -31,7 +31,12 @@ class TestTables(unittest.TestCase):
     def test_the_repository_tables_read(self):
         self.assertEqual(tables.arm_names()[:2], ["nomodv", "base"])
         self.assertTrue(tables.gens())
-        self.assertEqual([p["policy"] for p in tables.policies()], ["lax", "diligent"])
+        pols = tables.policies(runnable=False)
+        self.assertEqual([p["policy"] for p in pols],
+                         ["never", "every-upload", "crc", "stablelist", "dwarf", "declared"])
+        self.assertEqual([p["policy"] for p in pols if p["oracle"]], ["declared"])
+        self.assertEqual({a["arm"]: a["string"] for a in tables.arms()},
+                         {"nomodv": "release", "base": "-", "keep": "-", "remove": "abi"})
         self.assertTrue(tables.cases() and tables.probes() and tables.cross_arm())
         self.assertTrue(tables.robust())
 
@@ -62,14 +67,36 @@ class TestTables(unittest.TestCase):
         pols = [{"policy": "lax", "rule": "never"}, {"policy": "diligent", "rule": "changes"},
                 {"policy": "eager", "rule": "changes"}]
         ks = tables.gen_kernels(GEN, "deb", pols)
-        self.assertEqual([(k["boot"], k["kid"], k["string"]) for k in ks],
-                         [("G2-lax", "G2", None), ("G2-diligent", "G2-diligent", "deb.G2"),
-                          ("G2-eager", "G2-diligent", "deb.G2")])
-        # no ABI string: one boot, no policy
+        # one boot per string; eager reuses diligent's
+        self.assertEqual([(k["boot"], k["kid"], k["string"], k["shared_by"]) for k in ks],
+                         [("G2", "G2", None, []),
+                          ("G2-diligent", "G2-diligent", "deb.G2", ["eager"])])
+        # the release as the string: the CONFIG_LOCALVERSION a bump sets
+        ks = tables.gen_kernels(GEN, "", pols, kind="release")
+        self.assertEqual([(k["kid"], k["string"]) for k in ks],
+                         [("G2", None), ("G2-diligent", "-G2")])
+        # no string: one boot, no policy
         self.assertEqual(tables.gen_kernels(GEN, ""), [{"boot": "G2", "policy": None,
-                                                        "kid": "G2", "string": None}])
+                                                        "kid": "G2", "string": None,
+                                                        "shared_by": []}])
         nothing = dict(GEN, changes=[])
         self.assertEqual({k["kid"] for k in tables.gen_kernels(nothing, "deb", pols)}, {"G2"})
+
+    def test_detector_rules_read_detect_run(self):
+        path = self.write("detectors.json", json.dumps({"detectors": {
+            "crc": {"G2": {"bump": True, "flagged": ["modvlab_probe_c"]}}}}))
+        old = tables.detectors_json
+        tables.detectors_json = lambda: path
+        try:
+            pols = [{"policy": "crc", "rule": "detect:crc"}]
+            self.assertEqual(tables.gen_kernels(GEN, "deb", pols)[0]["string"], "deb.G2")
+            with self.assertRaisesRegex(tables.TableError, "detector crc has no result for G3"):
+                tables.gen_kernels(dict(GEN, gen="G3"), "deb", pols)
+            p = self.write("p.tsv", "crc\tdetect:crc\tn\ndwarf\tdetect:dwarf\tn\n")
+            # a detector that has not run: its policy is left out
+            self.assertEqual([x["policy"] for x in tables.policies(p)], ["crc"])
+        finally:
+            tables.detectors_json = old
 
     def test_cli(self):
         run = lambda *a: subprocess.run([sys.executable, "-m", "compare.tables", *a], cwd=TOP,

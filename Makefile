@@ -27,12 +27,18 @@ TEST_ROBUST ?= versions-truncated versions-unterminated versions-crc-flip \
 export TOP B ACCEL TIMEOUT JOBS GENS PLANS ROBUST_INPUTS
 
 ALL_ARMS := $(shell cd $(TOP) && python3 -m compare.tables arms)
+# the arms whose string (release, ABI string) the distributor policies set
+STRING_ARMS := $(shell cd $(TOP) && python3 -m compare.tables arms string)
+# the arm whose tree the dwarf detector's debug-info build uses; the
+# detectors make detect runs (comma-separated; empty: all of detect/)
+DWARF_ARM ?= nomodv
+DETECTORS ?=
 # The pristine arms always; a series arm once its series file exists.
 ARMS ?= $(shell cd $(TOP) && python3 -m compare.tables arms ready)
 
 .DEFAULT_GOAL := help
 .PHONY: help deps tree compare compare-run report test test-run unit bisect bench robust \
-	clean clean-tree $(ALL_ARMS)
+	detect detect-dwarf clean clean-tree $(ALL_ARMS)
 
 help:
 	@echo 'modvlab: keep or remove CONFIG_MODVERSIONS, measured'
@@ -47,6 +53,8 @@ help:
 	@echo '  bench        costs: clean builds (ccache off, interleaved), load time vs imports'
 	@echo '               (QUICK=1: the sanity run); writes build/report/bench.json'
 	@echo '  robust       the bad-module corpus on every arm and on a KASAN/UBSAN build'
+	@echo '  detect       the ABI detectors on the built generations (build/detect/detectors.json)'
+	@echo '  detect-dwarf the dwarf detector'"'"'s debug-info build of $(DWARF_ARM)-dwarf, then detect'
 	@echo '  unit         unit tests only (seconds; no kernel build)'
 	@echo '  deps         check Debian packages; install the missing ones as root'
 	@echo '  tree         extract linux-source-6.1 into build/linux (once)'
@@ -96,6 +104,24 @@ compare-run: $(addprefix build-,$(ARMS))
 	python3 -m compare report --build "$(B)" --arms "$(shell echo $(ARMS) | tr ' ' ,)" || rc=1; \
 	[ $$rc = 0 ] || echo 'modvlab: error: some boots did not finish (see above)' >&2; \
 	exit $$rc
+
+# The ABI detectors (detect/) on the generations built: the crc ones read
+# base's Module.symvers, the dwarf ones the debug-info build of
+# detect-dwarf when it exists. The string policies (policies.tsv) read the
+# result, so it runs after base's generations and before the string arms
+# build theirs.
+detect: $(if $(filter base,$(ARMS)),build-base)
+	@python3 -m detect.run $(if $(DETECTORS),--only $(DETECTORS)) $(GENS)
+
+$(addprefix build-,$(filter $(STRING_ARMS),$(ARMS))): detect
+
+# Heavy (not in make test): a second, never-booted build of $(DWARF_ARM) with
+# DWARF (~400-600 CPU s clean, seconds per generation), abidiff ~35 CPU s
+# and 0.7 GB per generation and mode.
+detect-dwarf: tree
+	@sh lab/deps.sh abigail-tools
+	@sh detect/build.sh $(DWARF_ARM)
+	@$(MAKE) --no-print-directory detect
 
 report:
 	@python3 -m compare report --build "$(B)" --arms "$(shell echo $(ARMS) | tr ' ' ,)"

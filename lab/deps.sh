@@ -1,11 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Check the Debian packages the lab needs; install the missing ones as root.
+# usage: deps.sh [PACKAGE...]   (default: the lab's own; detect-dwarf adds
+# abigail-tools, the dwarf detector's abidiff)
 set -eu
 . "$(dirname "$0")/common.sh"
 
 PKGS="linux-source-6.1 gcc binutils make flex bison bc libelf-dev libssl-dev
 cpio xz-utils kmod qemu-system-x86 busybox-static python3 ccache libc6-dev"
+[ $# -eq 0 ] || PKGS=$*
 
 missing=
 for p in $PKGS; do

@@ -7,8 +7,10 @@ import json
 import os
 import re
 
+from detect.dwarf import ENTRY, parse_report
+
 from .. import doc
-from .cells import C, NONE, num, plural
+from .cells import C, NONE, num
 
 KEY = "detectors"
 TITLE = "ABI detectors"
@@ -18,16 +20,23 @@ SUMMARY = re.compile(r"^(Functions|Variables) changes summary")
 
 
 def _evidence(build, det, gen, names):
-    """The abidiff command and the lines naming one of names, from the saved report."""
+    """The abidiff command, its summary and every entry naming one of names
+    (with its detail lines), from the saved report; None if not saved."""
     path = os.path.join(build, "detect", "abidiff", f"{det}-{gen}.txt")
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
             lines = f.read().splitlines()
     except OSError:
         return None
-    keep = [ln for ln in lines if ln.startswith(("$ ", "# exit")) or SUMMARY.match(ln)
-            or any(n in ln for n in names)]
-    return keep[:40]
+    keep, inside = [], False
+    for ln in lines:
+        if ENTRY.match(ln):
+            inside = any(n in ln for n in names)
+        elif ln and not ln.startswith(" "):
+            inside = False
+        if inside or ln.startswith(("$ ", "# exit")) or SUMMARY.match(ln):
+            keep.append(ln)
+    return {"lines": keep[:60], "entries": sorted(parse_report("\n".join(lines)))}
 
 
 def load(build, report):
@@ -137,8 +146,20 @@ def blocks(data, report):
                     "holds back (release gate)." if caught else
                     ". No tool here would hold the release back.")
         out.append(doc.P(line))
-        for d, ev in x.get("evidence", {}).items():
-            if ev:
+        ev = x.get("evidence", {})
+        for d in caught:
+            other = [n for n in (ev.get(d) or {}).get("entries", []) if n not in x["crc_missed"]
+                     and n not in (dets[d][g]["flagged"])]
+            if other:
+                out.append(doc.P([f"{d}'s report for {g} also names, not exported: ",
+                                  C(", ".join(other)), " — the exported function's declared-"
+                                  "only struct was resolved to its definition through it."]))
+        missing = [d for d in ev if d not in caught]
+        if missing:
+            out.append(doc.P([f"{', '.join(missing)} (abidiff restricted to the exports) "
+                              f"does not flag {g}."]))
+        for d, e in ev.items():
+            if e:
                 out.append(doc.Details(f"{g}, {d}: the abidiff command and its lines",
-                                       [doc.Pre("\n".join(ev))]))
+                                       [doc.Pre("\n".join(e["lines"]))]))
     return out

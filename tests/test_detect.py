@@ -145,3 +145,35 @@ class TestRunner(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TestPolicyReport(unittest.TestCase):
+    """The verdicts section's oracle mark, reused boots and release gate."""
+
+    def case(self, arm, policy, verdict, gen="G4", **kw):
+        return dict({"arm": arm, "policy": policy, "verdict": verdict, "gen": gen,
+                     "case": f"{gen.lower()}-probe-opq", "outcome": "x"}, **kw)
+
+    def test_verdicts_mark_oracle_reuse_and_gate(self):
+        from compare import doc, load
+        from compare.sections import verdicts
+        # the planner's shared_by becomes one case per policy, marked reused
+        recs = load.shared({"arm": "remove", "policy": "every-upload", "verdict": "correct-refusal",
+                            "gen": "G4", "case": "g4-probe-opq", "outcome": "refused:vermagic",
+                            "shared_by": ["dwarf", "declared"]})
+        self.assertEqual([(r["policy"], r.get("reused_from")) for r in recs],
+                         [("every-upload", None), ("dwarf", "every-upload"),
+                          ("declared", "every-upload")])
+        cases = recs + [self.case("base", None, "unsafe-load")]
+        report = {"cases": cases, "verdicts": {}, "detectors": {"crc_misses": {"G4": {
+            "crc_missed": ["modvlab_probe_opq"], "caught_by": {"dwarf": ["modvlab_probe_opq"]}}}}}
+        for c in cases:
+            lab = c["arm"] + (f"/{c['policy']}" if c["policy"] else "")
+            report["verdicts"].setdefault(lab, {}).setdefault(c["verdict"], 0)
+            report["verdicts"][lab][c["verdict"]] += 1
+        md = doc.md(verdicts.blocks(None, report))
+        self.assertIn("**remove/declared (oracle)**", md)
+        self.assertIn("**remove/dwarf**: G4 reuse the boot of remove/every-upload", md)
+        self.assertIn("**Release gate** (base): G4 changes `modvlab_probe_opq`", md)
+        self.assertIn("dwarf flags it", md)
+        self.assertIn("would not ship: `g4-probe-opq`", md)

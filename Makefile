@@ -37,7 +37,7 @@ DETECTORS ?=
 ARMS ?= $(shell cd $(TOP) && python3 -m compare.tables arms ready)
 
 .DEFAULT_GOAL := help
-.PHONY: help deps tree compare compare-run report test test-run unit bisect bench robust \
+.PHONY: help deps tree compare compare-run report test test-run unit bisect asm-audit bench robust \
 	detect detect-dwarf clean clean-tree $(ALL_ARMS)
 
 help:
@@ -129,6 +129,11 @@ report:
 # Every patch of every series builds on its own (minutes per patch).
 bisect: tree
 	@for a in keep remove; do [ ! -f series-$$a/series ] || sh lab/bisect.sh $$a || exit 1; done
+
+# .S exports without a prototype genksyms sees, per architecture, in the tree
+# with the keep series applied (keep 0002 makes each a build error there)
+asm-audit: tree
+	@python3 lab/asm-exports-audit.py $(or $(AUDIT_TREE),build/linux)
 
 unit:
 	@python3 tests/run.py

@@ -31,6 +31,8 @@ Recipes (`recipe` or `recipe:argument`):
                             file and the file padded so it ends on a page
                             boundary: a read past the section is a read past
                             the kernel's copy of the file
+  modinfo-empty-eof         .modinfo emptied (size 0) and placed at the very
+                            end of a file padded to a page boundary
   vermagic:TEMPLATE         vermagic= becomes TEMPLATE: {release} and {rest}
                             (the words after the release) of the good
                             module's vermagic, {X*N} for N copies of X, \\xNN
@@ -302,6 +304,12 @@ def r_modinfo_unterminated_eof(data, arg, ctx):
     return _unterminated(data, PAGE)
 
 
+def r_modinfo_empty_eof(data, arg, ctx):
+    elf = Elf(data)
+    elf.set_content(elf.section(".modinfo"), b"", end_at=PAGE)
+    return elf.to_bytes()
+
+
 def r_vermagic(data, arg, ctx):
     elf = Elf(data)
     good = vermagic(elf)
@@ -351,6 +359,7 @@ RECIPES = {
     "modinfo-drop": r_modinfo_drop,
     "modinfo-unterminated": r_modinfo_unterminated,
     "modinfo-unterminated-eof": r_modinfo_unterminated_eof,
+    "modinfo-empty-eof": r_modinfo_empty_eof,
     "vermagic": r_vermagic,
     "vermagic-toggle-modversions": r_vermagic_toggle_modversions,
 }

@@ -23,14 +23,18 @@ TEST_ROBUST ?= versions-truncated versions-unterminated versions-crc-flip \
 	this-module-nobits-past-eof shoff-past-eof truncated-half empty-file \
 	not-elf unprivileged-uid unprivileged-nocap forced-vermagic \
 	layout-record-differs
-export TOP B ACCEL TIMEOUT JOBS GENS PLANS ROBUST_INPUTS
+# make fuzz: (seed, index) names each input; make test runs a short fixed-seed
+# run (tests/e2e_fuzz.py: FUZZ_TEST_INPUTS per arm)
+FUZZ_SEED ?= 1
+FUZZ_INPUTS ?= 20000
+export TOP B ACCEL TIMEOUT JOBS GENS PLANS ROBUST_INPUTS FUZZ_SEED FUZZ_INPUTS
 
 ALL_ARMS := nomodv base keep remove
 # The pristine arms always; a series arm once its series file exists.
 ARMS ?= nomodv base $(foreach a,keep remove,$(if $(wildcard series-$(a)/series),$(a)))
 
 .DEFAULT_GOAL := help
-.PHONY: help deps tree compare compare-run report test test-run unit bisect bench robust \
+.PHONY: help deps tree compare compare-run report test test-run unit bisect bench robust fuzz \
 	clean clean-tree $(ALL_ARMS)
 
 help:
@@ -46,6 +50,8 @@ help:
 	@echo '  bench        costs: clean builds (ccache off, interleaved), load time vs imports'
 	@echo '               (QUICK=1: the sanity run); writes build/report/bench.json'
 	@echo '  robust       the bad-module corpus on every arm and on a KASAN/UBSAN build'
+	@echo '  fuzz         the module fuzzer on every arm (and ARM-kasan where built):'
+	@echo '               build/fuzz/fuzz.json, minimized findings in build/fuzz/findings/'
 	@echo '  unit         unit tests only (seconds; no kernel build)'
 	@echo '  deps         check Debian packages; install the missing ones as root'
 	@echo '  tree         extract linux-source-6.1 into build/linux (once)'
@@ -60,6 +66,8 @@ help:
 	@echo '  GENS=$(GENS)             kernel generations to run (default: all in workload/gens/)'
 	@echo '  TEST_GENS=$(TEST_GENS)   the generations make test runs'
 	@echo '  PLANS=$(PLANS)            extra boots: robust, bench (make test: $(TEST_PLANS))'
+	@echo '  FUZZ_SEED=$(FUZZ_SEED) FUZZ_INPUTS=$(FUZZ_INPUTS)'
+	@echo '               make fuzz: the seed, and the inputs per arm'
 	@echo '  B=$(B)'
 	@echo '               build folder; ccache lives in ~/.cache/modvlab'
 
@@ -91,9 +99,11 @@ compare:
 compare-run: $(addprefix build-,$(ARMS))
 	@for a in $(ARMS); do python3 lab/sizes.py $$a || exit 1; done
 	@sh lab/provenance.sh $(ARMS)
-	@rc=0; for a in $(ARMS); do sh lab/run.sh $$a || rc=1; done; \
+	@rc=0; for a in $(ARMS); do sh lab/run.sh $$a; r=$$?; [ $$r = 0 ] || [ $$r = 3 ] || rc=1; done; \
 	python3 -m compare report --build "$(B)" --arms "$(shell echo $(ARMS) | tr ' ' ,)" || rc=1; \
-	[ $$rc = 0 ] || echo 'modvlab: error: some boots did not finish (see above)' >&2; \
+	python3 -m compare.robust --build "$(B)" --unfinished $(foreach a,$(ARMS),--arm $(a)) \
+		>/dev/null || rc=1; \
+	[ $$rc = 0 ] || echo 'modvlab: error: a run failed, or boots did not finish other than as declared (see above)' >&2; \
 	exit $$rc
 
 report:
@@ -122,6 +132,13 @@ bench: compare
 
 robust: $(addprefix build-,$(ARMS))
 	@VARIANT=kasan sh lab/robust.sh $(ARMS)
+
+# The structured module fuzzer (fuzz/run.py): every arm's G0 kernel with its
+# good modules as seeds, thousands of inputs per boot; re-renders the report
+# when there is one (its Fuzzing section).
+fuzz: $(addprefix build-,$(ARMS))
+	@python3 fuzz/run.py --seed "$(FUZZ_SEED)" --inputs "$(FUZZ_INPUTS)" --arms "$(ARMS)"
+	@[ ! -f "$(B)/report/report.json" ] || $(MAKE) --no-print-directory report
 
 clean:
 	rm -rf "$(B)/arms" "$(B)/report" "$(B)/guest" "$(B)/steps.tsv"

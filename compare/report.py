@@ -12,6 +12,8 @@ import os
 import pathlib
 
 from . import classify, doc, ktap, plot, robust
+from .sections import fuzzing as _fuzzing  # HOOK (issue 16)
+fuzzing_blocks = _fuzzing.blocks
 
 ARM_ORDER = ["nomodv", "base", "keep", "remove"]
 SIZE_KEYS = ["bzimage_bytes", "exports", "unversioned_exports", "kcrctab_bytes"]
@@ -298,6 +300,10 @@ def collect(build, only=None):
         report["robustness"].update(extra)
         report["robustness_source"] = {"run": "make robust", "date": date,
                                        "arms": list(extra), "stale_arms_left_out": stale}
+    # HOOK (issue 16, until the house layout lands): the fuzzing section module
+    fz = _fuzzing.load(build, report)
+    if fz is not None:
+        report[_fuzzing.KEY] = fz
     report["costs"] = costs(report["cases"])
     if isinstance(bench, dict):
         report["costs"]["bench"] = bench
@@ -1018,7 +1024,10 @@ def build_doc(report):
     return ([doc.H(1, "modvlab report"), provenance_line(report)]
             + verdict_blocks(report) + update_blocks(report) + release_blocks(report)
             + sanity_blocks(report) + release_blocks(report, "other") + size_blocks(report) + audit_blocks(report)
-            + robust_blocks(report) + cost_blocks(report) + reason_blocks(report))
+            + robust_blocks(report)
+            # HOOK (issue 16): the fuzzing section module
+            + (fuzzing_blocks(report[_fuzzing.KEY], report) if _fuzzing.KEY in report else [])
+            + cost_blocks(report) + reason_blocks(report))
 
 
 def render_md(report):

@@ -26,6 +26,9 @@ named ARM-VARIANT (lab/robust.sh's sanitizer builds) also gets variant and of.
     python3 -m compare.robust [--build DIR]   prints the table; exit 1 on an
                                               oops, an unhealthy kernel or an
                                               unexpected outcome
+    python3 -m compare.robust --unfinished --arm A...
+                                              exit 1 for each boot that did not
+                                              finish other than on a declared crash
 """
 import argparse
 import json
@@ -128,6 +131,42 @@ def failures(rob):
             lines.append(f"{arm}: {u['input']}: declared {u['declared']}, got {u['observed']}"
                          + (f" ({u['reason']})" if u.get("reason") else ""))
     return lines
+
+
+def unfinished_problems(rob, unfinished):
+    """Boots that did not finish for a reason other than a declared crash.
+
+    unfinished: {arm: [boot, ...]} (lab/run.sh's boot/unfinished). A boot
+    that stopped on a robustness input declared `oops` for the arm, and
+    observed so, is that finding; any other stop is one line here."""
+    out = []
+    for arm, boots in unfinished.items():
+        rows = (rob.get(arm) or {}).get("results", [])
+        for boot in boots:
+            stopped = [r for r in rows if r.get("boot") == boot
+                       and r["observed"] in ("oops", "crashed", "timeout")]
+            if not stopped:
+                out.append(f"{arm} {boot}: did not finish, and not on a robustness input "
+                           "declared oops")
+            for r in stopped:
+                if not (r["declared"] == "oops" and r["observed"] == "oops"):
+                    out.append(f"{arm} {boot}: did not finish on {r['input']}: declared "
+                               f"{r['declared']}, got {r['observed']}")
+    return out
+
+
+def read_unfinished(build, arms):
+    """{arm: [boots]} from build/arms/ARM/boot/unfinished (lab/run.sh)."""
+    out = {}
+    for arm in arms:
+        try:
+            with open(os.path.join(build, "arms", arm, "boot", "unfinished")) as f:
+                boots = sorted({l.strip() for l in f if l.strip()})
+        except FileNotFoundError:
+            continue
+        if boots:
+            out[arm] = boots
+    return out
 
 
 def _cell(text):
@@ -240,6 +279,9 @@ def main(argv=None):
     ap.add_argument("--json", metavar="PATH",
                     help="also save the results (make robust: build/robust.json, which "
                          "make compare's report shows when it ran no corpus itself)")
+    ap.add_argument("--unfinished", action="store_true",
+                    help="only judge the boots of --arm that did not finish (make compare): "
+                         "exit 1 unless each stopped on a crash robust.tsv declares")
     args = ap.parse_args(argv)
     try:
         cases = report.collect(args.build)["cases"]
@@ -247,6 +289,11 @@ def main(argv=None):
         print(f"compare.robust: error: {e}", file=sys.stderr)
         return 2
     rob = robustness(c for c in cases if not args.arm or c["arm"] in args.arm)
+    if args.unfinished:
+        bad = unfinished_problems(rob, read_unfinished(args.build, args.arm or []))
+        for line in bad:
+            print(f"modvlab: error: {line}", file=sys.stderr)
+        return 1 if bad else 0
     print("\n".join(section_md(rob)))
     if args.json:
         save(rob, args.build, args.json)

@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Crash signatures of the fuzzer: the first splat line of a kernel bug report,
+normalized (no addresses, CPU/PID or offsets), plus the faulting function.
+
+The splat denylist is compare/classify.py's SPLATS (one list for the lab)."""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from compare import classify  # noqa: E402
+
+# "RIP: 0010:load_module+0x1a2b/0x2c40" (the module in brackets if it is one)
+RIP = re.compile(r"\bRIP: [0-9a-f]{4}:([A-Za-z0-9_.]+)\+0x[0-9a-f]+/0x[0-9a-f]+(?: \[(\S+)\])?")
+# "WARNING: CPU: 0 PID: 1 at fs/sysfs/dir.c:32 sysfs_warn_dup+0x5e/0x70"
+WARN_AT = re.compile(r"\bat (\S+:\d+) ([A-Za-z0-9_.]+)\+0x")
+# "BUG: KASAN: slab-out-of-bounds in find_sec+0x21/0x80"
+IN_FUNC = re.compile(r"\bin ([A-Za-z0-9_.]+)\+0x[0-9a-f]+/0x[0-9a-f]+")
+# "UBSAN: array-index-out-of-bounds in kernel/module/main.c:1234:56"
+IN_FILE = re.compile(r"\bin (\S+\.[ch]):\d+(?::\d+)?")
+_NOISE = [
+    (re.compile(r"\baddress\b.*$"), "address"),      # the address and error code vary
+    (re.compile(r"CPU: \d+ PID: \d+ (?:Comm: \S+ )?"), ""),
+    (re.compile(r"\+0x[0-9a-f]+/0x[0-9a-f]+"), ""),
+    (re.compile(r"\b(?:0x)?[0-9a-f]{8,16}\b"), "ADDR"),
+    (re.compile(r"\[#\d+\]"), ""),
+    (re.compile(r"\s+"), " "),
+]
+
+
+def message(line):
+    """The kernel message of a console line or of a driver "S <n> text" line."""
+    line = classify.strip_stamp(line.strip())
+    m = re.match(r"^S \d+ (.*)$", line)
+    return classify.strip_stamp(m.group(1)) if m else line
+
+
+def normalize(title):
+    for pat, rep in _NOISE:
+        title = pat.sub(rep, title)
+    return title.strip(" :,")
+
+
+def signature(lines):
+    """(title, function, in_module) of the first bug report in lines, or None.
+
+    in_module names the module when the fault is in a module's own code (its
+    init ran with a corrupted body), not in the kernel's loader."""
+    msgs = [message(l) for l in lines]
+    first = next((i for i, m in enumerate(msgs) if classify.is_splat(m)), None)
+    if first is None:
+        return None
+    title = msgs[first]
+    func, in_module = None, None
+    m = WARN_AT.search(title) or IN_FUNC.search(title)
+    if m:
+        func = m.group(m.lastindex)
+    for msg in msgs[first:]:
+        r = RIP.search(msg)
+        if r:
+            func = func or r.group(1)
+            in_module = r.group(2)
+            break
+    if not func:
+        m = IN_FILE.search(title)
+        func = m.group(1) if m else "?"
+    if title.startswith("Kernel panic") and func == "?":
+        in_module = None
+    return normalize(title), func, in_module
+
+
+def key(sig):
+    return f"{sig[0]} | {sig[1]}"

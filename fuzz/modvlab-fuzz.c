@@ -21,6 +21,8 @@
  *	L <n> <name> <unload errno>   it loaded (and was unloaded)
  *	S <n> <kernel log line> a kernel bug report logged during input n
  *	H <n> <errno>           the health check after input n failed
+ *	T <n> <ms>              every 100 inputs: ms since the first (the rate
+ *	                        of a boot that dies later)
  *	# fuzz end inputs=N loaded=N splats=N unhealthy=N ms=N
  */
 #define _GNU_SOURCE
@@ -496,6 +498,8 @@ static int drive(uint64_t seed, unsigned long first, unsigned long count, int he
 		} else {
 			len = generate(seed, n, seeds, nseeds, buf, &which);
 		}
+		if (done && done % 100 == 0)
+			printf("T %lu %lld\n", done, now_ms() - t0);
 		printf("F %lu\n", n);
 		if (!load(buf, len)) {
 			loaded++;

@@ -41,6 +41,7 @@ SRC = os.path.join(HERE, "modvlab-fuzz.c")
 PROGRESS = re.compile(r"^F (\d+)\s*$")
 HEALTH_FAIL = re.compile(r"^H (\d+) (\d+)")
 SPLAT_LINE = re.compile(r"^S (\d+) ")
+TIMING = re.compile(r"^T (\d+) (\d+)\s*$")
 END = re.compile(r"^# fuzz end inputs=(\d+) loaded=(\d+) splats=(\d+) unhealthy=(\d+) ms=(\d+)")
 
 
@@ -104,6 +105,7 @@ class Boot:
         self.splats = {}        # n -> [lines]
         self.unhealthy = []     # n after which the health check failed
         self.end = None
+        self.timing = (0, 0)    # (inputs, ms) at the last T line
         self.tail = []          # console lines after the last F (a dying kernel's)
         for line in lines:
             text = signature.classify.strip_stamp(line.rstrip("\r\n"))
@@ -119,6 +121,10 @@ class Boot:
             m = HEALTH_FAIL.match(text)
             if m:
                 self.unhealthy.append(int(m.group(1)))
+                continue
+            m = TIMING.match(text)
+            if m:
+                self.timing = (int(m.group(1)), int(m.group(2)))
                 continue
             m = END.match(text)
             if m:
@@ -223,6 +229,8 @@ def fuzz_arm(arm, inputs, chunk, health_every, rate, max_boots, log):
             timed_inputs += b.end["inputs"]
             nxt += b.end["inputs"]
         else:
+            guest_ms += b.timing[1]
+            timed_inputs += b.timing[0]
             nxt = b.started[-1] + 1
         done = nxt
         log(f"  FUZZ   {arm.name}: {done}/{inputs} inputs, {len(crashes)} crash(es), "
@@ -287,12 +295,13 @@ def main(argv=None):
     ap.add_argument("--arms", default=os.environ.get("ARMS", "nomodv base keep remove"))
     ap.add_argument("--arms-dir", default=os.environ.get("FUZZ_ARMS_DIR", os.path.join(B, "arms")))
     ap.add_argument("--out", default=os.path.join(B, "fuzz"))
-    ap.add_argument("--chunk", type=int, default=int(os.environ.get("FUZZ_CHUNK", "5000")),
+    ap.add_argument("--chunk", type=int, default=int(os.environ.get("FUZZ_CHUNK", "2000")),
                     help="inputs per boot at most")
     ap.add_argument("--health-every", type=int, default=int(os.environ.get("FUZZ_HEALTH", "1")))
     ap.add_argument("--rate", type=float, default=20.0,
                     help="inputs/s assumed for a boot's timeout (a hang costs this)")
-    ap.add_argument("--max-boots", type=int, default=60, help="per arm")
+    ap.add_argument("--max-boots", type=int, default=int(os.environ.get("FUZZ_MAX_BOOTS", "150")),
+                    help="per arm: bounds an arm whose loader crashes often (pristine 6.1)")
     ap.add_argument("--minimize-rounds", type=int,
                     default=int(os.environ.get("FUZZ_MIN_ROUNDS", "10")))
     ap.add_argument("--no-kasan", action="store_true", help="skip ARM-kasan variants")
@@ -328,7 +337,7 @@ def main(argv=None):
         res["signatures"] = []
         for s, ns in sigs.values():
             log(f"  FUZZ   {name}: {len(ns)} x {s[0]} in {s[1]}"
-                + (f" (module code: {s[2]})" if s[2] else "") + "; minimizing input "
+                + (f" (module content: {s[2]})" if s[2] else "") + "; minimizing input "
                 + str(ns[0]))
             f = finding(arm, ns[0], s, args.out, args.minimize_rounds, not s[2])
             f["inputs"] = ns[:50]

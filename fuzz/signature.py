@@ -28,6 +28,14 @@ _NOISE = [
 ]
 
 
+# Where a fault or warning means the module's content is wrong, not its ELF
+# structure: the kernel's checks of the code it patches at the sites the
+# module's own (in-range, well-formed) relocations point to. A module built
+# with such code would do the same; no loader check on the file can tell.
+CONTENT = {"ftrace_verify_code", "apply_returns", "apply_retpolines", "apply_alternatives",
+           "apply_paravirt", "__insn_get_emulate_prefix", "insn_get_prefixes", "insn_decode"}
+
+
 def message(line):
     """The kernel message of a console line or of a driver "S <n> text" line."""
     line = classify.strip_stamp(line.strip())
@@ -45,7 +53,8 @@ def signature(lines):
     """(title, function, in_module) of the first bug report in lines, or None.
 
     in_module names the module when the fault is in a module's own code (its
-    init ran with a corrupted body), not in the kernel's loader."""
+    init ran with a corrupted body), or is "content" for the kernel's checks
+    of the code it patches (CONTENT), not the loader's."""
     msgs = [message(l) for l in lines]
     first = next((i for i, m in enumerate(msgs) if classify.is_splat(m)), None)
     if first is None:
@@ -64,8 +73,8 @@ def signature(lines):
     if not func:
         m = IN_FILE.search(title)
         func = m.group(1) if m else "?"
-    if title.startswith("Kernel panic") and func == "?":
-        in_module = None
+    if not in_module and func in CONTENT:
+        in_module = "content"
     return normalize(title), func, in_module
 
 

@@ -41,9 +41,11 @@ def blocks(data, report):
         "relocations, __versions, .modinfo, struct module, bytes, truncation), loaded with "
         "init_module(2) in a TCG guest; (seed, index) regenerates it exactly. A crash is any "
         "kernel bug report (Oops, BUG, WARNING, KASAN, UBSAN, panic) or a guest that stopped. "
-        "Inputs/s is measured in the guest (boots excluded; with boots in brackets). A crash "
-        "in the module's own code (its init ran with a corrupted body) is counted apart: "
-        "the loader cannot tell such a body from a real one."))
+        "Inputs/s is measured in the guest (boots excluded; with boots in brackets). Counted "
+        "apart as module content: a fault in the module's own code (its init ran with a "
+        "corrupted body) and the kernel's warnings about the code it patches at sites the "
+        "module's own well-formed relocations name (ftrace, alternatives, return thunks): "
+        "a module built that way does the same, and no check of the ELF file can tell."))
     rows = []
     for arm, a in arms.items():
         if "error" in a:
@@ -52,7 +54,7 @@ def blocks(data, report):
         rows.append([doc.Bold(arm), a["inputs"], f"{a['inputs_per_s']} ({a['inputs_per_s_wall']})",
                      a["crashes"], a.get("module_code_crashes") or 0,
                      len([s for s in a["signatures"] if not s.get("in_module")])])
-    out.append(doc.Table(["arm", "inputs", "inputs/s", "crashes", "in module code",
+    out.append(doc.Table(["arm", "inputs", "inputs/s", "crashes", "module content",
                           "loader signatures"], rows, align="lrrrrr"))
     sigs = {}
     for arm, a in arms.items():
@@ -66,7 +68,7 @@ def blocks(data, report):
                          "workload/robust.tsv line for each."))
         out.append(doc.Table(
             ["signature", "function", "arms (inputs)", "minimized input", "changed bytes"],
-            [[t + (" (module code)" if m else ""), doc.Code(f), ", ".join(v["arms"]),
+            [[t + (" (module content)" if m else ""), doc.Code(f), ", ".join(v["arms"]),
               doc.Code(v["first"]["input"] or "?"), v["first"]["changed_bytes"]]
              for (t, f, m), v in sigs.items()], align="lllll"))
     else:

@@ -12,6 +12,8 @@ from compare import classify  # noqa: E402
 
 # "RIP: 0010:load_module+0x1a2b/0x2c40" (the module in brackets if it is one)
 RIP = re.compile(r"\bRIP: [0-9a-f]{4}:([A-Za-z0-9_.]+)\+0x[0-9a-f]+/0x[0-9a-f]+(?: \[(\S+)\])?")
+# a call trace frame: " ? asm_user_init+0x39/0x1000 [mod_asm_user]"
+FRAME = re.compile(r"^\s*(?:\? )?([A-Za-z0-9_.]+)\+0x[0-9a-f]+/0x[0-9a-f]+(?: \[(\S+)\])?\s*$")
 # "WARNING: CPU: 0 PID: 1 at fs/sysfs/dir.c:32 sysfs_warn_dup+0x5e/0x70"
 WARN_AT = re.compile(r"\bat (\S+:\d+) ([A-Za-z0-9_.]+)\+0x")
 # "BUG: KASAN: slab-out-of-bounds in find_sec+0x21/0x80"
@@ -70,6 +72,13 @@ def signature(lines):
             func = func or r.group(1)
             in_module = r.group(2)
             break
+    if not func:
+        # RIP not in any symbol (a jump to garbage): the first frame of the trace
+        for msg in msgs[first:]:
+            fr = FRAME.match(msg)
+            if fr:
+                func, in_module = "? from " + fr.group(1), fr.group(2)
+                break
     if not func:
         m = IN_FILE.search(title)
         func = m.group(1) if m else "?"

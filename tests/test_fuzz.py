@@ -182,3 +182,13 @@ class TestFileRecipe(unittest.TestCase):
             os.unlink(path)
         with self.assertRaises(corpus.CorpusError):
             corpus.apply("file:fuzz/no-such-file.ko", b"")
+
+
+class TestGarbageRip(unittest.TestCase):
+    def test_jump_to_garbage_is_named_by_its_caller(self):
+        lines = ["[ 2.4] general protection fault, probably for non-canonical address 0xef: 0000",
+                 "[ 2.4] RIP: 0010:0xef28a83be8410c66",
+                 "[ 2.4] Call Trace:", "[ 2.4]  <TASK>",
+                 "[ 2.4]  ? asm_user_init+0x39/0x1000 [mod_asm_user]",
+                 "[ 2.4]  ? do_one_initcall+0x8f/0x193"]
+        self.assertEqual(signature.signature(lines)[1:], ("? from asm_user_init", "mod_asm_user"))

@@ -36,7 +36,7 @@ sys.path.insert(0, os.path.join(TOP, "workload"))
 import corpus  # noqa: E402
 
 B = os.environ.get("B", os.path.join(TOP, "build"))
-HEALTH = "mod-asm-user.ko"
+HEALTH = os.environ.get("FUZZ_HEALTH_MODULE", "mod-provider.ko")
 SRC = os.path.join(HERE, "modvlab-fuzz.c")
 PROGRESS = re.compile(r"^F (\d+)\s*$")
 HEALTH_FAIL = re.compile(r"^H (\d+) (\d+)")
@@ -297,7 +297,7 @@ def main(argv=None):
     ap.add_argument("--out", default=os.path.join(B, "fuzz"))
     ap.add_argument("--chunk", type=int, default=int(os.environ.get("FUZZ_CHUNK", "2000")),
                     help="inputs per boot at most")
-    ap.add_argument("--health-every", type=int, default=int(os.environ.get("FUZZ_HEALTH", "1")))
+    ap.add_argument("--health-every", type=int, default=int(os.environ.get("FUZZ_HEALTH", "4")))
     ap.add_argument("--rate", type=float, default=20.0,
                     help="inputs/s assumed for a boot's timeout (a hang costs this)")
     ap.add_argument("--max-boots", type=int, default=int(os.environ.get("FUZZ_MAX_BOOTS", "150")),

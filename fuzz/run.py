@@ -236,7 +236,7 @@ def fuzz_arm(arm, inputs, chunk, health_every, rate, max_boots, log):
         log(f"  FUZZ   {arm.name}: {done}/{inputs} inputs, {len(crashes)} crash(es), "
             f"boot {arm.nboot}")
     wall = time.time() - t0
-    return {"inputs": done, "boots": arm.nboot, "wall_s": round(wall, 1),
+    return {"inputs": done, "requested": inputs, "boots": arm.nboot, "wall_s": round(wall, 1),
             "inputs_per_s": round(timed_inputs / (guest_ms / 1000), 1) if guest_ms else 0.0,
             "inputs_per_s_wall": round(done / wall, 1) if wall else 0.0}, crashes
 
@@ -306,6 +306,8 @@ def main(argv=None):
                     default=int(os.environ.get("FUZZ_MIN_ROUNDS", "10")))
     ap.add_argument("--no-kasan", action="store_true", help="skip ARM-kasan variants")
     ap.add_argument("--json", help="results file (default OUT/fuzz.json)")
+    ap.add_argument("--merge", action="store_true",
+                    help="keep the other arms already in the results file (a run in parts)")
     args = ap.parse_args(argv)
     log = lambda s: print(s, flush=True)
     bins = build_driver(args.out)
@@ -315,6 +317,11 @@ def main(argv=None):
                  if os.path.isfile(os.path.join(args.arms_dir, a + "-kasan", "kernels", "G0", "bzImage"))]
     results = {"seed": args.seed, "inputs_per_arm": args.inputs, "arms": {}}
     jpath = args.json or os.path.join(args.out, "fuzz.json")
+    if args.merge and os.path.isfile(jpath):
+        with open(jpath) as f:
+            old = json.load(f)
+        if old.get("seed") == args.seed:
+            results["arms"] = {a: r for a, r in old.get("arms", {}).items() if a not in arms}
     rc = 0
     for name in arms:
         try:
@@ -354,6 +361,10 @@ def main(argv=None):
     with open(os.path.join(args.out, "robust-lines.tsv"), "w") as f:
         f.write("# ready lines for workload/robust.tsv (copy the .ko beside them to workload/fuzz/)\n")
         f.writelines(l + "\n" for l in lines)
+    for name, a in results["arms"].items():
+        for s in a.get("signatures", []):
+            if s.get("robust_line") and not s.get("in_module"):
+                print(f"fuzz: {name}: {s['title']} in {s['function']}: {s['input']}")
     for name, a in results["arms"].items():
         if "error" in a:
             continue

@@ -6,13 +6,14 @@
 TOP    := $(CURDIR)
 B      ?= $(TOP)/build
 ACCEL  ?= tcg
-TIMEOUT ?= 120
+# the boot timeout and the arm list: compare/tables.py (workload/arms.tsv)
+TIMEOUT ?= $(shell cd $(TOP) && python3 -m compare.tables timeout boot)
 JOBS   ?= $(shell nproc)
 # kernel generations to build and boot (workload/gens/gens.tsv); empty = all
 GENS   ?=
 # make test runs a reduced but real set (G0 always runs)
 TEST_GENS ?= G1 G2 G4
-# extra boots from qemu/plan_<name>.py: robust (the bad-module corpus),
+# extra boots from plan/<name>.py: robust (the bad-module corpus),
 # bench (load time vs imported symbols); make test runs both (bench quick)
 PLANS  ?=
 TEST_PLANS ?= bench robust
@@ -29,9 +30,9 @@ FUZZ_SEED ?= 1
 FUZZ_INPUTS ?= 20000
 export TOP B ACCEL TIMEOUT JOBS GENS PLANS ROBUST_INPUTS FUZZ_SEED FUZZ_INPUTS
 
-ALL_ARMS := nomodv base keep remove
+ALL_ARMS := $(shell cd $(TOP) && python3 -m compare.tables arms)
 # The pristine arms always; a series arm once its series file exists.
-ARMS ?= nomodv base $(foreach a,keep remove,$(if $(wildcard series-$(a)/series),$(a)))
+ARMS ?= $(shell cd $(TOP) && python3 -m compare.tables arms ready)
 
 .DEFAULT_GOAL := help
 .PHONY: help deps tree compare compare-run report test test-run unit bisect bench robust fuzz \
@@ -43,7 +44,7 @@ help:
 	@echo 'Targets:'
 	@echo '  compare      build every arm, boot each with the workload, write build/report/'
 	@echo '  test         unit tests, then a real end-to-end run with assertions'
-	@echo '  nomodv base keep remove'
+	@echo '  $(ALL_ARMS)'
 	@echo '               build one arm (kernel + workload modules) and boot it'
 	@echo '  report       re-render build/report/ from saved logs (no build, no boot)'
 	@echo '  bisect       build after every patch of each series (build/bisect/*.tsv)'
@@ -101,7 +102,7 @@ compare-run: $(addprefix build-,$(ARMS))
 	@sh lab/provenance.sh $(ARMS)
 	@rc=0; for a in $(ARMS); do sh lab/run.sh $$a; r=$$?; [ $$r = 0 ] || [ $$r = 3 ] || rc=1; done; \
 	python3 -m compare report --build "$(B)" --arms "$(shell echo $(ARMS) | tr ' ' ,)" || rc=1; \
-	python3 -m compare.robust --build "$(B)" --unfinished $(foreach a,$(ARMS),--arm $(a)) \
+	python3 -m compare robust --build "$(B)" --unfinished $(foreach a,$(ARMS),--arm $(a)) \
 		>/dev/null || rc=1; \
 	[ $$rc = 0 ] || echo 'modvlab: error: a run failed, or boots did not finish other than as declared (see above)' >&2; \
 	exit $$rc

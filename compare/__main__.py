@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Command line of compare: `report` writes build/report/ (json, md, html), `parse LOG` reads one console log offline."""
+"""Command line of compare: `report` writes build/report/ (json, md, html), `parse LOG` reads one console log offline, `robust` judges the robustness corpus."""
 import argparse
 import sys
 
-from . import classify, ktap, report
+from . import classify, doc, ktap, report, robust
+from .sections import robustness
 
 
 def cmd_report(args):
@@ -48,6 +49,28 @@ def cmd_parse(args):
     return 0 if run.status is ktap.Status.OK else 1
 
 
+def cmd_robust(args):
+    """The robustness section on stdout; exit 1 on an oops, an unhealthy
+    kernel or an outcome other than declared (one line each on stderr)."""
+    cases = report.collect(args.build)["cases"]
+    rob = robust.robustness(c for c in cases if not args.arm or c["arm"] in args.arm)
+    if args.unfinished:
+        bad = robust.unfinished_problems(rob, robust.read_unfinished(args.build, args.arm or []))
+        for line in bad:
+            print(f"modvlab: error: {line}", file=sys.stderr)
+        return 1 if bad else 0
+    print(doc.md(robustness.blocks(rob, {})), end="")
+    if args.json:
+        robust.save(rob, args.build, args.json)
+    bad = robust.failures(rob)
+    for line in bad:
+        print(f"robust: {line}", file=sys.stderr)
+    if not rob:
+        print("robust: no robustness cases in the plans (PLANS=robust)", file=sys.stderr)
+        return 1
+    return 1 if bad else 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="compare", description=__doc__.split(":", 1)[1].strip())
     sub = ap.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
@@ -62,6 +85,17 @@ def main(argv=None):
     p.add_argument("--boot-status", choices=["exited", "timeout", "qemu-error", "unfinished"],
                    help="the runner's status of that boot (tells a timeout from a crash)")
     p.set_defaults(func=cmd_parse)
+    p = sub.add_parser("robust", help="print the robustness section of the robust cases; "
+                       "exit 1 on a kernel bug report, a failed health check or a surprise")
+    p.add_argument("--build", default="build", metavar="DIR")
+    p.add_argument("--arm", action="append", help="only these arms (repeatable)")
+    p.add_argument("--json", metavar="PATH",
+                   help="also save the results (make robust: build/robust.json, which "
+                        "make compare's report shows when it ran no corpus itself)")
+    p.add_argument("--unfinished", action="store_true",
+                   help="only judge the boots of --arm that did not finish (make compare): "
+                        "exit 1 unless each stopped on a crash robust.tsv declares")
+    p.set_defaults(func=cmd_robust)
     args = ap.parse_args(argv)
     try:
         return args.func(args)

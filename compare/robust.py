@@ -3,7 +3,7 @@
 (workload/robust.tsv), against what reading its loader says it should do.
 
 Input: the report's case records (report.collect()["cases"]); those planned by
-qemu/plan_robust.py carry kind=robust, role (input|health), input and
+plan/robust.py carry kind=robust, role (input|health), input and
 declared. Each input's outcome is put in the words of robust.tsv:
 
   loaded / loaded+F     the module loaded (+F: it newly set taint F)
@@ -23,17 +23,14 @@ outcome is not its declaration, with the kernel's reason and the log line),
 results (every input: declared, observed, errno, reason, log, health). An arm
 named ARM-VARIANT (lab/robust.sh's sanitizer builds) also gets variant and of.
 
-    python3 -m compare.robust [--build DIR]   prints the table; exit 1 on an
-                                              oops, an unhealthy kernel or an
-                                              unexpected outcome
-    python3 -m compare.robust --unfinished --arm A...
-                                              exit 1 for each boot that did not
-                                              finish other than on a declared crash
+The section itself is rendered by compare/sections/robustness.py; `python3 -m
+compare robust [--build DIR]` prints it and exits 1 on an oops, an unhealthy
+kernel or an unexpected outcome (lab/robust.sh); with --unfinished --arm A...
+it judges only the boots that did not finish (make compare): exit 1 for each
+that stopped other than on a crash robust.tsv declares.
 """
-import argparse
 import json
 import os
-import sys
 import time
 
 from . import classify
@@ -169,71 +166,6 @@ def read_unfinished(build, arms):
     return out
 
 
-def _cell(text):
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
-def section_md(rob):
-    """The report's "Robustness" section (Markdown lines)."""
-    out = ["## Robustness", ""]
-    if not rob:
-        return out + ["Not run (PLANS=robust; make robust).", ""]
-    out += ["Bad, forced and unprivileged module files (workload/robust.tsv), each followed "
-            "by a health check (the good module loads and unloads). Declared = what reading "
-            "the arm's loader says. A kernel bug report is a failure, unless the input is "
-            "declared `oops` for that arm: then it is a finding, a bug of that loader "
-            "(listed below with the crash), never a pass.", "",
-            "| arm | inputs | as declared | oops | unhealthy | unexpected |",
-            "|---|---:|---:|---:|---:|---:|"]
-    for arm, r in rob.items():
-        name = f"{arm} ({r['variant']} build of {r['of']})" if r.get("variant") else arm
-        oops = f"{r['oops']}" + (f" ({r['known_oops']} declared)" if r.get("known_oops") else "")
-        out.append(f"| {name} | {r['inputs']} | {r['as_declared']} | {oops} | "
-                   f"{r['unhealthy']} | {len(r['unexpected'])} |")
-    out.append("")
-    arms = list(rob)
-    names = []
-    for r in rob.values():
-        for x in r["results"]:
-            if x["input"] not in names:
-                names.append(x["input"])
-    out += ["| input | " + " | ".join(arms) + " |", "|---|" + "---|" * len(arms)]
-    for name in names:
-        cells = []
-        for arm in arms:
-            x = next((x for x in rob[arm]["results"] if x["input"] == name), None)
-            if x is None:
-                cells.append("–")
-                continue
-            mark = "✓" if x["observed"] == x["declared"] else f"✗ (declared {x['declared']})"
-            obs = f"`{x['observed']}`"
-            health = "" if x["health"] in (None, "ok", "n/a") else f", **health: {x['health']}**"
-            cells.append((f"**{obs}**" if x["observed"] == "oops" else obs) + f" {mark}{health}")
-        out.append(f"| {_cell(name)} | " + " | ".join(_cell(c) for c in cells) + " |")
-    out.append("")
-    notes = [f"- **{arm}** {u['input']}: `{u['observed']}`, declared `{u['declared']}`. "
-             + (f"`{u['reason']}`" if u.get("reason") else "")
-             + (f" ({u['log']})" if u.get("log") else "")
-             for arm, r in rob.items() for u in r["unexpected"]]
-    oops = [f"- **{arm}** {x['input']}: `{x['reason']}` ({x['log']})"
-            for arm, r in rob.items() for x in r["results"] if x["observed"] == "oops"]
-    oops += [f"- **{arm}** the health check after {x['input']}: `{x['health_reason']}` "
-             f"({x['health_log']})"
-             for arm, r in rob.items() for x in r["results"] if x.get("health") == "oops"]
-    sick = [f"- **{arm}** the health check after {x['input']}: `{x['health']}`. "
-            f"`{x['health_reason']}` ({x['health_log']})"
-            for arm, r in rob.items() for x in r["results"]
-            if x.get("health") not in (None, "ok", "n/a", "oops")]
-    if oops:
-        out += ["Kernel bug reports (declared ones are findings; why, in "
-                "workload/robust.tsv's note):", ""] + oops + [""]
-    if sick:
-        out += ["Failed health checks:", ""] + sick + [""]
-    if notes:
-        out += ["Unexpected outcomes:", ""] + notes + [""]
-    return out
-
-
 def _series_id(build, arm):
     try:
         with open(os.path.join(build, "arms", arm, "series.id")) as f:
@@ -269,42 +201,3 @@ def load_saved(build, path=None):
         else:
             stale.append(arm)
     return rob, saved.get("date"), stale
-
-
-def main(argv=None):
-    from . import report
-    ap = argparse.ArgumentParser(prog="compare.robust", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--build", default="build", metavar="DIR")
-    ap.add_argument("--arm", action="append", help="only these arms (repeatable)")
-    ap.add_argument("--json", metavar="PATH",
-                    help="also save the results (make robust: build/robust.json, which "
-                         "make compare's report shows when it ran no corpus itself)")
-    ap.add_argument("--unfinished", action="store_true",
-                    help="only judge the boots of --arm that did not finish (make compare): "
-                         "exit 1 unless each stopped on a crash robust.tsv declares")
-    args = ap.parse_args(argv)
-    try:
-        cases = report.collect(args.build)["cases"]
-    except report.InputError as e:
-        print(f"compare.robust: error: {e}", file=sys.stderr)
-        return 2
-    rob = robustness(c for c in cases if not args.arm or c["arm"] in args.arm)
-    if args.unfinished:
-        bad = unfinished_problems(rob, read_unfinished(args.build, args.arm or []))
-        for line in bad:
-            print(f"modvlab: error: {line}", file=sys.stderr)
-        return 1 if bad else 0
-    print("\n".join(section_md(rob)))
-    if args.json:
-        save(rob, args.build, args.json)
-    bad = failures(rob)
-    for line in bad:
-        print(f"robust: {line}", file=sys.stderr)
-    if not rob:
-        print("robust: no robustness cases in the plans (PLANS=robust)", file=sys.stderr)
-        return 1
-    return 1 if bad else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

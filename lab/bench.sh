@@ -6,7 +6,7 @@
 #  lab    wall time of a warm `make compare` (run here, after the Makefile's
 #         own compare), and the steps it spent it on (build/steps.tsv)
 #  load   the generated provider/consumer modules (workload/bench/), then
-#         one "bench" boot per arm (qemu/plan_bench.py: median finit_module
+#         one "bench" boot per arm (plan/bench.py: median finit_module
 #         time per N, measured in the guest), ROUNDS rounds interleaved
 #         over the arms (nomodv base keep remove nomodv ...); under TCG, qemu/boot.sh
 #         boots every guest with tsc_early_khz=<host TSC kHz> (workload/bench/
@@ -49,7 +49,7 @@ done
 has() { case ",$phases," in *",$1,"*) return 0 ;; esac; return 1; }
 arms=${*:-}
 if [ -z "$arms" ]; then
-	for a in nomodv base keep remove; do
+	for a in $(table arms); do
 		[ -f "$ARMS_DIR/$a/kernels/G0/bzImage" ] && arms="$arms $a"
 	done
 fi
@@ -99,13 +99,13 @@ if has load; then
 		d=$BB/load/$a
 		rm -rf "$d"; mkdir -p "$d"
 		# the modules' sizes now: the next workload/build.sh empties mods/
-		python3 "$TOP/workload/bench/collect.py" sizes "$a" > "$d/sizes.json"
+		py compare.bench sizes "$a" > "$d/sizes.json"
 	done
 	r=1
 	while [ "$r" -le "$rounds" ]; do
 		for a in $arms; do
 			step BOOT "$a bench, round $r/$rounds (${ACCEL:-tcg})"
-			line=$(python3 "$TOP/qemu/plan_bench.py" "$a") || die "planning bench of $a failed"
+			line=$(py plan.bench "$a") || die "planning bench of $a failed"
 			set -- $line
 			sh "$TOP/qemu/initramfs.sh" "$a" bench
 			KERNEL=$2 TIMEOUT=$3 sh "$TOP/qemu/boot.sh" "$a" bench ||
@@ -178,7 +178,7 @@ if has build; then
 		fi
 		"$TOP/lab/cputime.py" "$s/nm-check.json" -- sh -c \
 			'while read -r o; do nm "$o" 2>/dev/null | grep -q __ksymtab || :; done < "$1"' sh "$s/nm-check.list"
-		python3 "$TOP/workload/bench/collect.py" run "$a" "$n" "$mode" "$(ident "$a")" \
+		py compare.bench run "$a" "$n" "$mode" "$(ident "$a")" \
 			"$s" "$waited" "$la0" "$la1" > "$out.tmp"
 		mv "$out.tmp" "$out"
 		rm -rf "$s"
@@ -187,7 +187,7 @@ if has build; then
 	}
 	if [ -n "$quick" ]; then
 		for a in $arms; do
-			if python3 "$TOP/workload/bench/collect.py" reusable "$a" "$(ident "$a")"; then
+			if py compare.bench reusable "$a" "$(ident "$a")"; then
 				echo "  BUILD  $a: reusing $(ls "$BB/runs/$a"/r*.json | wc -l) bench runs (same arm identity)"
 			else
 				rm -rf "$BB/runs/$a"
@@ -205,4 +205,4 @@ if has build; then
 fi
 
 # --- bench.json, bench.svg ----------------------------------------------------------
-python3 "$TOP/workload/bench/collect.py" report ${quick:+--quick} $arms
+py compare.bench report ${quick:+--quick} $arms

@@ -16,6 +16,11 @@ export KBUILD_BUILD_USER=modvlab KBUILD_BUILD_HOST=modvlab KBUILD_BUILD_VERSION=
 export LOCALVERSION=
 JOBS=${JOBS:-$(nproc)}
 
+# py MODULE ARGS: one of the lab's Python modules (compare.*, plan)
+py() { (cd "$TOP" && python3 -m "$@"); }
+# table ARGS: the lab's data tables and limits (compare/tables.py's CLI)
+table() { py compare.tables "$@"; }
+
 die() { printf 'modvlab: error: %s\n' "$*" >&2; exit 1; }
 
 # step TAG WHAT: print "  TAG  WHAT" and remember when it started

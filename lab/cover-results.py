@@ -24,9 +24,9 @@ END = "--- end of modvlab results ---"
 
 
 def labels_for(arm, report):
-    if arm == "remove":
-        return [l for l in ("remove/lax", "remove/diligent") if l in report["verdicts"]]
-    return [arm]
+    """The arm's verdict columns: one per distributor policy it ran, else the arm."""
+    pols = [l for l in report["verdicts"] if l.startswith(arm + "/")]
+    return pols or [arm]
 
 
 def outcome_word(c):
@@ -48,13 +48,11 @@ def render(arm, report):
     # kernel updates: what each mechanism did with the module built for G0
     by = {}
     for c in report["cases"]:
-        if c.get("built_for") == "G0" and c.get("loaded_into", "G0") != "G0" \
-                and re.match(r"G\d+$", c.get("loaded_into", "")) and not c.get("kind") \
-                and not c["case"].endswith("-rebuilt"):
+        if c.get("kind") == "update":
             lab = c["arm"] + (f"/{c['policy']}" if c.get("policy") else "")
-            by.setdefault((c["loaded_into"], c["case"]), {})[lab] = c
+            by.setdefault((c["gen"], c["probe"]), {})[lab] = c
     needless = {}
-    for (gen, case), cells in sorted(by.items()):
+    for (gen, probe), cells in sorted(by.items()):
         if not all(col in cells for col in cols):
             continue
         first = cells[cols[0]]
@@ -69,14 +67,14 @@ def render(arm, report):
                          + ("" if cells[col]["verdict"].startswith("correct") else
                             " [" + cells[col]["verdict"].upper() + "]")
                          for col in cols)
-        add(f"  {gen} {case.split('-', 1)[1]} ({first['expected']})", what)
+        add(f"  {gen} {probe} ({first['expected']})", what)
     for gen, per in sorted(needless.items()):
         add(f"  {gen} compatible modules kept out",
             ", ".join(f"{col} {per.get(col, 0)}" for col in cols))
     # the release: the foundation cases where some column was wrong
     rel = {}
     for c in report["cases"]:
-        if c.get("boot") == "G0" and not c["case"].startswith("g0-"):
+        if c.get("kind") in ("release", "cross") and not c.get("probe"):
             rel.setdefault(c["case"], {})[c["arm"]] = c
     g0cols = ["base", arm]
     for case, cells in rel.items():
@@ -88,8 +86,8 @@ def render(arm, report):
                             " [" + cells[col]["verdict"].upper() + "]") for col in g0cols)
         add(f"  release, {case} ({cells['base']['expected']})", what)
     # verdict totals, over the generations this report has
-    gens = sorted({c.get("loaded_into", "G0") for c in report["cases"]
-                   if re.match(r"G\d+$", c.get("loaded_into", "G0"))})
+    gens = sorted({c["gen"] for c in report["cases"]
+                   if c.get("kind") in ("release", "cross", "update", "rebuilt")})
     for lab in ["base"] + labels_for(arm, report):
         v = report["verdicts"].get(lab)
         if v:

@@ -4,9 +4,9 @@
 # its O= folder: for each, apply the generation's patch on G0, build, keep the
 # kernel in kernels/<kid>/ and build the probe users against it; then put the
 # tree and obj/ back at G0. An arm whose config has an ABI version string
-# (series-remove) is built under two distributor policies: "lax" never bumps
-# the string, "diligent" bumps it for every generation that changes an
-# export (kernel ids G<n>-diligent). Up-to-date kernels are skipped.
+# (series-remove) is built once per ABI string its distributor policies give
+# the generation (workload/gens/policies.tsv; the list of kernels comes from
+# `python3 -m compare.tables kernels`). Up-to-date kernels are skipped.
 # usage: gens.sh ARM        env: GENS="G1 G2" (default: every generation)
 set -eu
 . "$(dirname "$0")/common.sh"
@@ -15,13 +15,10 @@ arm=${1:?usage: gens.sh ARM}
 A=$ARMS_DIR/$arm src=$ARMS_DIR/$arm/src obj=$ARMS_DIR/$arm/obj
 gdir=$TOP/workload/gens
 [ -f "$obj/vmlinux" ] || die "arm $arm is not built"
-all=$(grep -v -e '^#' -e '^[[:space:]]*$' "$gdir/gens.tsv" | cut -f1)
-gens=${GENS:-$all}
-for g in $gens; do
-	echo "$all" | grep -qx "$g" || die "GENS: unknown generation '$g' (workload/gens/gens.tsv has: $(echo $all))"
-done
 abi=$(sed -n 's/^CONFIG_MODULE_ABI_VERSION="\(.*\)"$/\1/p' "$obj/.config")
-policies=-; [ -n "$abi" ] && policies="lax diligent"
+# GEN PATCH KID STRING per kernel to build (STRING "-": the arm's own)
+kernels=$(table kernels "${abi:--}" ${GENS:-}) ||
+	die "workload/gens/: cannot list the generations"
 logs=$A/logs
 cfg0=$A/config.G0
 cp "$obj/.config" "$cfg0"
@@ -38,35 +35,32 @@ kbuild() { # LOG: incremental kernel build
 }
 
 built=0
-for g in $gens; do
-	line=$(awk -F'\t' -v g="$g" '$1 == g' "$gdir/gens.tsv")
-	patch=$gdir/$(echo "$line" | cut -f2)
-	changes=$(echo "$line" | cut -f3)
-	for pol in $policies; do
-		kid=$g string=
-		if [ "$pol" = diligent ] && [ "$changes" != - ]; then
-			kid=$g-diligent string=$abi.$g
-		fi
-		k=$A/kernels/$kid
-		id=$(cat "$A/series.id" "$A/config.id" "$patch" "$TOP/workload/build.sh" \
-			"$TOP"/workload/probe-users/* | sha256sum | cut -c1-16)$string
-		[ "$(cat "$k/id" 2>/dev/null)" = "$id" ] && continue
-		step GEN "$arm $kid"
-		reset_tree
-		git -C "$src" apply "$patch" || die "$arm: $(basename "$patch") does not apply"
-		if [ -n "$string" ]; then
-			"$src/scripts/config" --file "$obj/.config" --set-str MODULE_ABI_VERSION "$string"
-			make -C "$src" O="$obj" olddefconfig >/dev/null
-		fi
-		mkdir -p "$k"
-		kbuild "$k/build.log" || die "$arm $kid: build failed (log: $k/build.log)"
-		cp "$obj/arch/x86/boot/bzImage" "$obj/Module.symvers" "$k/"
-		sh "$TOP/workload/build.sh" "$arm" probe "$k/mods"
-		echo "$id" > "$k/id"
-		built=$((built + 1))
-		done_step
-	done
-done
+tab=$(printf '\t')
+while IFS=$tab read -r g patch kid string; do
+	[ -n "$g" ] || continue
+	patch=$gdir/$patch
+	[ "$string" = - ] && string=
+	k=$A/kernels/$kid
+	id=$(cat "$A/series.id" "$A/config.id" "$patch" "$TOP/workload/build.sh" \
+		"$TOP"/workload/probe-users/* | sha256sum | cut -c1-16)$string
+	[ "$(cat "$k/id" 2>/dev/null)" = "$id" ] && continue
+	step GEN "$arm $kid"
+	reset_tree
+	git -C "$src" apply "$patch" || die "$arm: $(basename "$patch") does not apply"
+	if [ -n "$string" ]; then
+		"$src/scripts/config" --file "$obj/.config" --set-str MODULE_ABI_VERSION "$string"
+		make -C "$src" O="$obj" olddefconfig >/dev/null
+	fi
+	mkdir -p "$k"
+	kbuild "$k/build.log" </dev/null || die "$arm $kid: build failed (log: $k/build.log)"
+	cp "$obj/arch/x86/boot/bzImage" "$obj/Module.symvers" "$k/"
+	sh "$TOP/workload/build.sh" "$arm" probe "$k/mods" </dev/null
+	echo "$id" > "$k/id"
+	built=$((built + 1))
+	done_step
+done <<EOF
+$kernels
+EOF
 # leave obj/ at G0, so the next run (and sizes) start from the release
 if [ "$built" -gt 0 ]; then
 	reset_tree

@@ -17,7 +17,7 @@ set -eu
 [ $# -gt 0 ] || die "usage: robust.sh ARM..."
 variant=${VARIANT-kasan}
 # a sanitizer guest is slower and needs the shadow memory
-san_timeout=${SAN_TIMEOUT:-600} san_mem=${SAN_MEM:-1G}
+san_timeout=${SAN_TIMEOUT:-$(table timeout long)} san_mem=${SAN_MEM:-1G}
 
 # variant_build ARM: ARM-$variant's kernel and workload modules, incremental
 variant_build() {
@@ -66,7 +66,7 @@ variant_build() {
 rc=0 arms=
 for arm in "$@"; do
 	arms="$arms --arm $arm"
-	# a boot that did not finish is judged by compare.robust below: a
+	# a boot that did not finish is judged by python3 -m compare robust below: a
 	# declared crash is a finding, anything else an unexpected outcome
 	PLANS=robust sh "$TOP/lab/run.sh" "$arm" ||
 		echo "modvlab: robust: $arm: some boots did not finish (judged below)" >&2
@@ -84,7 +84,7 @@ for arm in "$@"; do
 		echo "modvlab: robust: $arm-$variant: some boots did not finish (judged below)" >&2
 done
 # shellcheck disable=SC2086
-python3 -m compare.robust --build "$B" --json "$B/robust.json" $arms >"$B/robust.md" || rc=1
+py compare robust --build "$B" --json "$B/robust.json" $arms >"$B/robust.md" || rc=1
 echo "modvlab: robust: wrote $B/robust.md" >&2
 [ $rc = 0 ] || echo "modvlab: error: robust: kernel bug reports, failed health checks or undeclared outcomes (see above)" >&2
 exit $rc

@@ -1,21 +1,21 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Run one arm's workload: plan every boot (qemu/plan.py), then for each an
+# Run one arm's workload: plan every boot (python3 -m plan), then for each an
 # initramfs and a QEMU boot with a timeout. A boot that fails does not stop
 # the others. Exit 0 if all finished, 3 if some did not (listed in
-# boot/unfinished, for compare.robust --unfinished to judge), 1 on an error.
+# boot/unfinished, for python3 -m compare robust --unfinished to judge), 1 on an error.
 # usage: run.sh ARM          env: GENS, ACCEL, TIMEOUT
 set -eu
 . "$(dirname "$0")/common.sh"
 
 arm=${1:?usage: run.sh ARM}
 [ -f "$ARMS_DIR/$arm/kernels/G0/bzImage" ] || die "arm $arm is not built (make $arm)"
-boots=$(python3 "$TOP/qemu/plan.py" "$arm") || die "planning $arm failed"
+boots=$(py plan "$arm") || die "planning $arm failed"
 rm -f "$ARMS_DIR/$arm/boot/failed" "$ARMS_DIR/$arm/boot/unfinished"
 # one boot; after one that did not finish (oops, hang, garbage), the cases
 # it never reached run again in a fresh boot (qemu/resume.py), at most 8 times
 boot_one() { # BOOT KERNEL TIMEOUT
-	[ "$3" = - ] && set -- "$1" "$2" "${TIMEOUT:-120}"
+	[ "$3" = - ] && set -- "$1" "$2" "${TIMEOUT:-$(table timeout boot)}"
 	step BOOT "$arm $1 (${ACCEL:-tcg})"
 	sh "$TOP/qemu/initramfs.sh" "$arm" "$1"
 	KERNEL=$2 TIMEOUT=$3 sh "$TOP/qemu/boot.sh" "$arm" "$1" ||
@@ -35,4 +35,4 @@ echo "$boots" | while read -r boot kernel timeout; do
 		tries=$((tries + 1))
 	done
 done
-[ ! -s "$ARMS_DIR/$arm/boot/failed" ] || { rm -f "$ARMS_DIR/$arm/boot/failed" "$ARMS_DIR/$arm/boot/unfinished"; exit 1; }
+[ ! -s "$ARMS_DIR/$arm/boot/failed" ] || { mv "$ARMS_DIR/$arm/boot/failed" "$ARMS_DIR/$arm/boot/unfinished"; exit 3; }

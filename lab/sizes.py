@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Measure one arm's sizes into build/arms/ARM/sizes.json: vmlinux sections,
 bzImage, exports (and those with no CRC), __kcrctab bytes, workload .ko bytes
-and their __versions bytes. Uses binutils' size and readelf.
+and their __versions bytes. Uses binutils' size and compare/elf.py.
 
 usage: sizes.py ARM
 """
@@ -16,22 +16,10 @@ import sys
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 B = os.environ.get("B", os.path.join(TOP, "build"))
 
-# readelf -SW: "  [ 5] __kcrctab  PROGBITS  ffffffff82... 0012a0 000d9c 00  A  0 0 1"
-SECTION_RE = re.compile(r"^\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)")
-
+sys.path.insert(0, TOP)
+from compare.elf import section_sizes as sections  # noqa: E402  (the one ELF reader)
 
 WORKLOAD_SETS = ("main", "apart", "v2", "noproto", "probe")
-
-
-def sections(path):
-    out = subprocess.run(["readelf", "-SW", path], capture_output=True,
-                         text=True, check=True).stdout
-    secs = {}
-    for line in out.splitlines():
-        m = SECTION_RE.match(line)
-        if m:
-            secs[m.group(1)] = secs.get(m.group(1), 0) + int(m.group(2), 16)
-    return secs
 
 
 def size_bd(path):

@@ -9,7 +9,7 @@ set -eu
 
 arm=${1:?usage: boot.sh ARM BOOT} boot=${2:?usage: boot.sh ARM BOOT}
 A=$ARMS_DIR/$arm d=$ARMS_DIR/$arm/boot
-accel=${ACCEL:-tcg} timeout=${TIMEOUT:-120} mem=${MEM:-256M}
+accel=${ACCEL:-tcg} timeout=${TIMEOUT:-$(table timeout boot)} mem=${MEM:-256M}
 kernel=${KERNEL:-$A/obj/arch/x86/boot/bzImage}
 initrd=$d/$boot.cpio.gz
 log=$d/$boot.log st=$d/$boot.json

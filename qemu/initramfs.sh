@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build one boot's initramfs without root, with the tree's usr/gen_init_cpio:
 # base layout, busybox, the loader, the modules, the plan. Pinned timestamps.
-# usage: initramfs.sh ARM BOOT   (after qemu/plan.py ARM)
+# usage: initramfs.sh ARM BOOT   (after python3 -m plan ARM)
 #        env INIT=script replaces qemu/guest/init (the runner-fault tests)
 set -eu
 . "$(dirname "$0")/../lab/common.sh"
@@ -14,7 +14,7 @@ busybox=${BUSYBOX:-/bin/busybox}
 cpio=$A/obj/usr/gen_init_cpio
 loader=$B/guest/modvlab-load
 [ -x "$busybox" ] || die "$busybox missing (install busybox-static)"
-[ -f "$d/$boot.plan" ] || die "no plan for $arm $boot (run qemu/plan.py)"
+[ -f "$d/$boot.plan" ] || die "no plan for $arm $boot (run python3 -m plan ARM)"
 
 # the loader: static, so the initramfs needs no libc
 mkdir -p "$B/guest"

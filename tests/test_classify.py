@@ -5,12 +5,13 @@ import unittest
 
 from compare import classify, ktap
 
-DATA = pathlib.Path(__file__).parent / "data"
+# one folder a console log: tests/cases/<name>/log (and its expected parse)
+CASES = pathlib.Path(__file__).parent / "cases"
 
 
 def judged(name, boot_status=None):
     """{n: (outcome, reason, reached)} for every planned or seen case of a fixture."""
-    run = ktap.parse(ktap.read_log(DATA / name), boot_status)
+    run = ktap.parse(ktap.read_log(CASES / name.removesuffix(".log") / "log"), boot_status)
     ns = sorted(set(run.attempts) | set(range(1, (run.planned or 0) + 1)))
     out = {}
     for n in ns:
@@ -59,7 +60,7 @@ class TestFixtureOutcomes(unittest.TestCase):
                 self.assertTrue(got[n][2])
 
     def test_forced_load_taints_f(self):
-        run = ktap.parse(ktap.read_log(DATA / "outcomes.log"))
+        run = ktap.parse(ktap.read_log(CASES / "outcomes" / "log"))
         res = run.attempts[12].result
         self.assertEqual(classify.decode_taint(res.taint), "FO")
         self.assertEqual(classify.decode_taint(res.taint & ~res.taint_before), "F")
@@ -87,7 +88,7 @@ class TestFixtureOutcomes(unittest.TestCase):
         self.assertEqual(judged("garbage.log"), {})
 
     def test_missing_case_of_empty_log(self):
-        run = ktap.parse(ktap.read_log(DATA / "empty.log"))
+        run = ktap.parse(ktap.read_log(CASES / "empty" / "log"))
         self.assertEqual(classify.judge(run, None),
                          ("crashed", "not reached: log truncated", None, False))
 

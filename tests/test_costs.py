@@ -3,7 +3,8 @@
 (compare/report.py), from a bench.json-shaped dict."""
 import unittest
 
-from compare import doc, report
+from compare import doc
+from compare.sections import costs
 
 
 BENCH = {
@@ -24,7 +25,7 @@ BENCH = {
 
 class TestCosts(unittest.TestCase):
     def setUp(self):
-        self.md = doc.md(report.bench_blocks(BENCH))
+        self.md = doc.md(costs.bench_blocks(BENCH))
 
     def test_targets_say_met_or_missed(self):
         self.assertIn("| keep lookup speedup at 4096 | 4.2× | >= 10x | **missed** |", self.md)
@@ -40,7 +41,7 @@ class TestCosts(unittest.TestCase):
         self.assertIn("| BUILD | base G0 | 300 |", self.md)
 
     def test_no_lab_times(self):
-        md = doc.md(report.lab_time_blocks({}))
+        md = doc.md(costs.lab_time_blocks({}))
         self.assertIn("No wall times recorded yet", md)
 
 

@@ -6,7 +6,7 @@ remove boots G0 (no policy) and G1/G2 under the lax and diligent policies.
 G2 changes modvlab_probe_c: remove/lax lets the G0-built probe-c in (UNSAFE),
 base and remove/diligent refuse it. base's rebuilt probe-c misbehaves on G2
 (a lab error in the sanity section). A dmesg line carries "<&>". base also
-has a load-cost "bench" boot (loaded_into "bench", as qemu/plan_bench.py plans it).
+has a load-cost "bench" boot (loaded_into "bench", as plan/bench.py plans it).
 """
 import html.parser
 import json
@@ -15,7 +15,8 @@ import shutil
 import tempfile
 import unittest
 
-from compare import doc, report
+from compare import doc, model
+from compare.sections import audit
 from test_report import run_cli, write_json
 
 ODD = "mod_consumer: no symbol version for modvlab_prov_asm_add <&> \"q\""
@@ -74,13 +75,16 @@ def plan_case(arm, boot, n, name, policy):
            "deps": [], "note": "", "boot": boot, "arm": arm, "policy": policy,
            "loaded_into": gen, "n": n}
     if gen == "G0":
-        rec.update(module=f"main/mod-{name}", built_for="G0", expected="compatible")
+        rec.update(module=f"main/mod-{name}", built_for="G0", expected="compatible",
+                   kind="release", gen="G0", probe=None)
     elif gen == "bench":
         rec.update(module="bench/16/bench_consumer_16", built_for="G0", expected="compatible",
-                   imports=16, repeat=3)
+                   imports=16, repeat=3, kind="bench", gen="G0", probe=None)
     else:
         rebuilt = name.endswith("-rebuilt")
         rec.update(built_for=gen if rebuilt else "G0", gen_note=GEN_NOTES[gen],
+                   kind="rebuilt" if rebuilt else "update", gen=gen,
+                   probe=name.split("-", 1)[1].removesuffix("-rebuilt"),
                    expected="incompatible" if gen == "G2" and not rebuilt else "compatible")
     return rec
 
@@ -165,12 +169,12 @@ class Table(html.parser.HTMLParser):
 
 
 def render(build):
-    saved = report.GENS_TSV
-    report.GENS_TSV = build.parent / "gens.tsv"
+    saved = model.GENS_TSV
+    model.GENS_TSV = build.parent / "gens.tsv"
     try:
         rc, out, err = run_cli("report", "--build", str(build))
     finally:
-        report.GENS_TSV = saved
+        model.GENS_TSV = saved
     assert rc == 0, err
     d = build / "report"
     return (json.loads((d / "report.json").read_text()), (d / "report.md").read_text(),
@@ -284,11 +288,11 @@ class TestGenerationReport(unittest.TestCase):
         keep = {"vmlinux_zero_crc": {"count": 1, "names": ["b"]},
                 "workload_zero_crc": {"count": 1, "names": ["x"]},
                 "kernel_missing_crc_msgs": 1, "workload_missing_crc_msgs": 0}
-        text = doc.md_inline(report.audit_diff(base, keep))
+        text = doc.md_inline(audit.audit_diff(base, keep))
         self.assertEqual(text, "zero-CRC exports in vmlinux 2 → 1 (fixed: `a`); modpost "
                                "missing-CRC messages (kernel) 0 → 1; modpost missing-CRC "
                                "messages (workload) 2 → 0")
-        self.assertEqual(doc.md_inline(report.audit_diff(base, base)),
+        self.assertEqual(doc.md_inline(audit.audit_diff(base, base)),
                          "the same counts as base.")
 
     def test_costs(self):

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Tests of compare.ktap, the console-log parser, on the fixture logs in tests/data/.
+"""Tests of compare.ktap, the console-log parser, on the fixture logs in tests/cases/<name>/log.
 
 Fixtures: clean.log (the loader's output alone), noisy.log (the same with
 printk lines around every line, CRLF endings), panic.log (Oops + panic in case
@@ -12,11 +12,12 @@ import unittest
 
 from compare import ktap
 
-DATA = pathlib.Path(__file__).parent / "data"
+# one folder a console log: tests/cases/<name>/log (and its expected parse)
+CASES = pathlib.Path(__file__).parent / "cases"
 
 
 def parse(name, boot_status=None):
-    return ktap.parse(ktap.read_log(DATA / name), boot_status=boot_status)
+    return ktap.parse(ktap.read_log(CASES / name.removesuffix(".log") / "log"), boot_status=boot_status)
 
 
 def summary(run):
@@ -73,8 +74,8 @@ class TestNoisy(unittest.TestCase):
         self.assertEqual(run.problems, [])
 
     def test_carriage_returns_are_gone(self):
-        lines = ktap.read_log(DATA / "noisy.log")
-        self.assertIn(b"\r\n", (DATA / "noisy.log").read_bytes())
+        lines = ktap.read_log(CASES / "noisy" / "log")
+        self.assertIn(b"\r\n", (CASES / "noisy" / "log").read_bytes())
         self.assertFalse(any("\r" in ln.text for ln in lines))
 
     def test_stamped_lines_are_noise(self):

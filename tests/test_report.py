@@ -11,16 +11,20 @@ import unittest
 from contextlib import redirect_stderr, redirect_stdout
 
 from compare import __main__ as cli
-from compare import report
+from compare import model, report
 
-DATA = pathlib.Path(__file__).parent / "data"
+# one folder a console log: tests/cases/<name>/log (and its expected parse)
+CASES = pathlib.Path(__file__).parent / "cases"
 TOP = pathlib.Path(__file__).parent.parent
 
 
 def case(n, name, expected, boot="G0", **kw):
+    """A plan record as plan/ writes it: kind release on G0, else update."""
     rec = {"n": n, "case": name, "module": f"main/mod-{name}", "built_by": "base",
            "flags": "-", "deps": [], "expected": expected, "note": "", "built_for": "G0",
-           "loaded_into": boot, "boot": boot}
+           "loaded_into": boot, "boot": boot, "gen": boot,
+           "kind": "release" if boot == "G0" else "update",
+           "probe": None if boot == "G0" else name.split("-", 1)[1]}
     rec.update(kw)
     return rec
 
@@ -33,7 +37,7 @@ def write_json(path, obj):
 def boot(build, arm, name, log, status="exited", meta=True):
     d = build / "arms" / arm / "boot"
     d.mkdir(parents=True, exist_ok=True)
-    shutil.copy(DATA / log, d / f"{name}.log")
+    shutil.copy(CASES / log.removesuffix(".log") / "log", d / f"{name}.log")
     if meta:
         write_json(d / f"{name}.json", {"status": status, "rc": 0, "wall_s": 2.5,
                                         "accel": "tcg", "cmd": "qemu-system-x86_64 ..."})
@@ -102,12 +106,12 @@ class TestReport(unittest.TestCase):
         cls.tmp = tempfile.TemporaryDirectory()
         cls.build = pathlib.Path(cls.tmp.name) / "build"
         make_build(cls.build)
-        cls.gens_tsv = report.GENS_TSV   # independent of workload/gens/gens.tsv
-        report.GENS_TSV = pathlib.Path(cls.tmp.name) / "no-gens.tsv"
+        cls.gens_tsv = model.GENS_TSV   # independent of workload/gens/gens.tsv
+        model.GENS_TSV = pathlib.Path(cls.tmp.name) / "no-gens.tsv"
         try:
             cls.rc, cls.out, cls.err = run_cli("report", "--build", str(cls.build))
         finally:
-            report.GENS_TSV = cls.gens_tsv
+            model.GENS_TSV = cls.gens_tsv
         cls.json = json.loads((cls.build / "report/report.json").read_text())
         cls.md = (cls.build / "report/report.md").read_text()
 
@@ -321,7 +325,7 @@ class TestReportErrors(unittest.TestCase):
 
 class TestParseCommand(unittest.TestCase):
     def test_clean(self):
-        rc, out, _ = run_cli("parse", str(DATA / "clean.log"))
+        rc, out, _ = run_cli("parse", str(CASES / "clean" / "log"))
         self.assertEqual(rc, 0)
         lines = out.splitlines()
         self.assertEqual(lines[0].split("  #")[0], "1 asm-user loaded 0 0x0 123456 loaded")
@@ -330,7 +334,7 @@ class TestParseCommand(unittest.TestCase):
         self.assertEqual(lines[-1], "status: complete (3/3 results)")
 
     def test_panic(self):
-        rc, out, _ = run_cli("parse", str(DATA / "panic.log"))
+        rc, out, _ = run_cli("parse", str(CASES / "panic" / "log"))
         self.assertEqual(rc, 1)
         lines = out.splitlines()
         self.assertTrue(lines[1].startswith("2 g3-visible-user - - - - crashed  # line 10: "
@@ -339,25 +343,25 @@ class TestParseCommand(unittest.TestCase):
         self.assertTrue(lines[-1].startswith("status: crashed (1/4 results, no end line;"))
 
     def test_timeout_flag(self):
-        rc, out, _ = run_cli("parse", "--boot-status", "timeout", str(DATA / "timeout.log"))
+        rc, out, _ = run_cli("parse", "--boot-status", "timeout", str(CASES / "timeout" / "log"))
         self.assertEqual(rc, 1)
         self.assertIn("2 g4-opaque-user - - - - timeout", out)
         self.assertTrue(out.splitlines()[-1].startswith("status: timeout"))
 
     def test_empty_and_missing(self):
-        rc, out, _ = run_cli("parse", str(DATA / "empty.log"))
+        rc, out, _ = run_cli("parse", str(CASES / "empty" / "log"))
         self.assertEqual((rc, out), (1, "status: no-results (no KTAP header, no end line)\n"))
-        rc, _, err = run_cli("parse", str(DATA / "no-such.log"))
+        rc, _, err = run_cli("parse", str(CASES / "no-such" / "log"))
         self.assertEqual(rc, 2)
         self.assertTrue(err.startswith("compare: error: "))
 
     def test_forced_taint_letters(self):
-        _, out, _ = run_cli("parse", str(DATA / "outcomes.log"))
+        _, out, _ = run_cli("parse", str(CASES / "outcomes" / "log"))
         line = next(ln for ln in out.splitlines() if ln.startswith("12 "))
         self.assertTrue(line.startswith("12 forced loaded 0 0x1002(FO) 1000 loaded"), line)
 
     def test_module_entry_point(self):
-        p = subprocess.run([sys.executable, "-m", "compare", "parse", str(DATA / "noisy.log")],
+        p = subprocess.run([sys.executable, "-m", "compare", "parse", str(CASES / "noisy" / "log")],
                            cwd=TOP, capture_output=True, text=True, timeout=60)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("3 from-nomodv refused EINVAL 0x0 999 refused:vermagic", p.stdout)

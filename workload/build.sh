@@ -24,9 +24,20 @@ mkdir -p "$A/logs"
 
 probe_set() { # OUT: the probe users against whatever obj/ holds now
 	src=$TOP/workload/probe-users
-	set_build probe modvlab.h mod-probe-c.c mod-probe-vis.c mod-probe-opq.c \
-		mod-probe-enum.c mod-probe-gone.c -- "$(grep -v '^#' "$src/Kbuild" | grep .)\n" -- \
-		KBUILD_MODPOST_WARN=1 "$@"
+	# every source and header there: a new probe user needs no edit here
+	# shellcheck disable=SC2046
+	set_build probe modvlab.h $(cd "$src" && ls -- *.c *.h) -- \
+		"$(grep -v '^#' "$src/Kbuild" | grep .)\n" -- KBUILD_MODPOST_WARN=1 "$@"
+}
+
+# kmake LOG DIR MAKE-ARGS...: one M= build, its output appended to LOG; on
+# failure, the line of make's output that says why is in $why
+kmake() {
+	_log=$1 _d=$2 _o=$1.last; shift 2
+	make -C "$obj" M="$_d" CC="ccache gcc" "$@" modules >"$_o" 2>&1 && { cat "$_o" >>"$_log"; return 0; }
+	cat "$_o" >>"$_log"
+	why=$(grep -m1 -e 'error' -e 'ERROR' -e '\*\*\*' "$_o" || tail -n1 "$_o")
+	return 1
 }
 
 # set NAME FILES... -- KBUILD-LINES -- MAKE-ARGS...
@@ -42,15 +53,15 @@ set_build() {
 	shift	# --
 	mv "$d/Kbuild.new" "$d/Kbuild"
 	echo "== $name: make M=$d $*" >>"$log"
-	make -C "$obj" M="$d" CC="ccache gcc" "$@" modules >>"$log" 2>&1 && return
+	kmake "$log" "$d" "$@" && return
 	[ -n "${KEEP_GOING:-}" ] ||
-		die "module set $name of $arm failed to build: $(grep -m1 -e 'error' -e ERROR "$log") (log: $log)"
+		die "module set $name of $arm failed to build: $why (log: $log)"
 	# drop the modules whose object did not compile, and link the others
 	for o in $(sed -n 's/^obj-m += //p' "$d/Kbuild"); do
 		[ -f "$d/$o" ] || { sed -i "/^obj-m += $o\$/d" "$d/Kbuild"; echo "== $name: ${o%.o} does not build: not run" >>"$log"; }
 	done
-	make -C "$obj" M="$d" CC="ccache gcc" "$@" modules >>"$log" 2>&1 ||
-		die "module set $name of $arm failed to build, even without the modules that do not compile (log: $log)"
+	kmake "$log" "$d" "$@" ||
+		die "module set $name of $arm failed to build, even without the modules that do not compile: $why (log: $log)"
 }
 
 if [ "${2:-}" = probe ]; then
@@ -69,8 +80,8 @@ rm -rf "$out"
 mkdir -p "$out/main"
 cp -p "$src"/* "$out/main/"
 echo "== main: make M=$out/main" >>"$log"
-make -C "$obj" M="$out/main" CC="ccache gcc" modules >>"$log" 2>&1 ||
-	die "module set main of $arm failed to build: $(grep -m1 -e 'error' -e ERROR "$log") (log: $log)"
+kmake "$log" "$out/main" ||
+	die "module set main of $arm failed to build: $why (log: $log)"
 provider="modvlab.h mod-provider.h provider-c.c provider-asm.S"
 set_build apart mod-consumer.c modvlab.h mod-provider.h -- \
 	'obj-m += mod-consumer.o\n' -- KBUILD_EXTRA_SYMBOLS="$out/main/Module.symvers"

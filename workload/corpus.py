@@ -6,7 +6,7 @@ Each line of workload/robust.tsv names an input and the recipe that makes it
 (the `make` column); this tool applies the recipes to the good module built
 for an arm (build/arms/ARM/mods/main/mod-asm-user.ko) and writes
 build/arms/ARM/mods/corpus/<input>.ko. Only the host runs this; the files are
-loaded in QEMU guests only (qemu/plan_robust.py).
+loaded in QEMU guests only (plan/robust.py).
 
 Recipes (`recipe` or `recipe:argument`):
 
@@ -59,133 +59,23 @@ import sys
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 B = os.environ.get("B", os.path.join(TOP, "build"))
 ARMS = os.path.join(B, "arms")
-TSV = os.path.join(TOP, "workload", "robust.tsv")
-GOOD = "main/mod-asm-user"
-ARM_COLUMNS = ("nomodv", "base", "keep", "remove")
-FIELDS = ["input", "make", "flags", *ARM_COLUMNS, "note"]
+sys.path.insert(0, TOP)
+from compare import elf, tables  # noqa: E402
 
-SHT = {"NULL": 0, "PROGBITS": 1, "SYMTAB": 2, "STRTAB": 3, "RELA": 4, "NOBITS": 8}
-SHF_ALLOC = 2
-EHDR = struct.Struct("<16sHHIQQQIHHHHHH")
-EHDR_FIELDS = ["e_ident", "e_type", "e_machine", "e_version", "e_entry", "e_phoff",
-               "e_shoff", "e_flags", "e_ehsize", "e_phentsize", "e_phnum", "e_shentsize",
-               "e_shnum", "e_shstrndx"]
-SHDR = struct.Struct("<IIQQQQIIQQ")
-SHDR_FIELDS = ["name", "type", "flags", "addr", "offset", "size", "link", "info",
-               "addralign", "entsize"]
-SYM = struct.Struct("<IBBHQQ")
+TSV = tables.ROBUST_TSV
+GOOD = "main/mod-asm-user"
+ARM_COLUMNS = tuple(tables.arm_names())
+
 VERSION_ENTRY = 64          # struct modversion_info: 8-byte CRC + 56-byte name
 VERSION_NAME = 56
 PAGE = 4096
 
 
-class CorpusError(Exception):
-    """A recipe cannot be applied to this module (or is malformed)."""
-
-
-# --- a minimal ELF64 little-endian editor -----------------------------------
-
-class Elf:
-    """An ELF64 relocatable file: the bytes, the header and the section headers.
-
-    Section contents stay where they are in `data`; a section that grows is
-    moved to the end of the file, a new section and the section header table
-    (when it has to grow) too. to_bytes() writes the headers back.
-    """
-
-    def __init__(self, data):
-        data = bytes(data)
-        if len(data) < EHDR.size or data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
-            raise CorpusError("not an ELF64 little-endian file")
-        self.data = bytearray(data)
-        self.ehdr = dict(zip(EHDR_FIELDS, EHDR.unpack_from(data, 0)))
-        if self.ehdr["e_shentsize"] != SHDR.size:
-            raise CorpusError("unexpected section header size")
-        off = self.ehdr["e_shoff"]
-        self.shdrs = [dict(zip(SHDR_FIELDS, SHDR.unpack_from(data, off + i * SHDR.size)))
-                      for i in range(self.ehdr["e_shnum"])]
-        self._table_moved = False
-
-    # reading
-    def shstrtab(self):
-        return self.content(self.ehdr["e_shstrndx"])
-
-    def name(self, i):
-        tab = self.shstrtab()
-        start = self.shdrs[i]["name"]
-        return tab[start:tab.index(b"\0", start)].decode("latin-1")
-
-    def index(self, name):
-        """The index of the first section named name, or None."""
-        return next((i for i in range(1, len(self.shdrs)) if self.name(i) == name), None)
-
-    def section(self, name):
-        i = self.index(name)
-        if i is None:
-            raise CorpusError(f"the module has no {name} section")
-        return i
-
-    def content(self, i):
-        s = self.shdrs[i]
-        if s["type"] == SHT["NOBITS"]:
-            return b""
-        return bytes(self.data[s["offset"]:s["offset"] + s["size"]])
-
-    def undefined_symbols(self):
-        """Names of the symbols the module imports, in symbol table order."""
-        i = next(i for i, s in enumerate(self.shdrs) if s["type"] == SHT["SYMTAB"])
-        sym, strtab = self.content(i), self.content(self.shdrs[i]["link"])
-        names = []
-        for off in range(SYM.size, len(sym), SYM.size):
-            st_name, _, _, shndx, _, _ = SYM.unpack_from(sym, off)
-            if shndx == 0 and st_name:
-                names.append(strtab[st_name:strtab.index(b"\0", st_name)].decode())
-        return names
-
-    # writing
-    def _append(self, blob, align=8, end_at=None):
-        """Append blob at the end of the file; returns its offset.
-
-        end_at=N pads so that the blob ends on a multiple of N instead.
-        """
-        pad = (-len(self.data)) % max(align, 1)
-        if end_at:
-            pad = (-(len(self.data) + len(blob))) % end_at
-        self.data += b"\0" * pad
-        off = len(self.data)
-        self.data += blob
-        return off
-
-    def set_content(self, i, blob, end_at=None):
-        """Replace a section's bytes: in place if they fit, else moved to the end."""
-        s = self.shdrs[i]
-        if len(blob) <= s["size"] and not end_at and s["type"] != SHT["NOBITS"]:
-            self.data[s["offset"]:s["offset"] + len(blob)] = blob
-        else:
-            s["offset"] = self._append(blob, s["addralign"] or 1, end_at)
-        s["size"] = len(blob)
-
-    def add_section(self, name, blob, sh_type, flags, align):
-        """A new section (its name appended to .shstrtab); returns its index."""
-        stx = self.ehdr["e_shstrndx"]
-        tab = self.shstrtab()
-        self.set_content(stx, tab + name.encode() + b"\0")
-        self.shdrs.append(dict(name=len(tab), type=sh_type, flags=flags, addr=0,
-                               offset=self._append(blob, align), size=len(blob), link=0,
-                               info=0, addralign=align, entsize=0))
-        self._table_moved = True
-        return len(self.shdrs) - 1
-
-    def to_bytes(self):
-        if self._table_moved:
-            self.ehdr["e_shoff"] = self._append(b"\0" * (SHDR.size * len(self.shdrs)), 8)
-            self._table_moved = False
-        self.ehdr["e_shnum"] = len(self.shdrs)
-        EHDR.pack_into(self.data, 0, *(self.ehdr[k] for k in EHDR_FIELDS))
-        for i, s in enumerate(self.shdrs):
-            SHDR.pack_into(self.data, self.ehdr["e_shoff"] + i * SHDR.size,
-                           *(s[k] for k in SHDR_FIELDS))
-        return bytes(self.data)
+# one error for a file the reader rejects and a recipe that cannot be applied
+CorpusError = elf.ElfError
+Elf = elf.Elf
+SHT, EHDR, EHDR_FIELDS = elf.SHT, elf.EHDR, elf.EHDR_FIELDS
+SHF_ALLOC = elf.SHF_ALLOC
 
 
 # --- helpers ----------------------------------------------------------------
@@ -491,23 +381,11 @@ def apply(recipe, data, ctx=None):
 # --- the corpus of an arm ---------------------------------------------------
 
 def read_tsv(path=TSV):
-    """The rows of robust.tsv as dicts (FIELDS); '#' lines and blank lines skipped."""
-    rows = []
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            line = line.rstrip("\n")
-            if not line.strip() or line.startswith("#"):
-                continue
-            cols = line.split("\t")
-            if len(cols) != len(FIELDS):
-                raise CorpusError(f"{path}:{lineno}: want {len(FIELDS)} tab-separated "
-                                  f"columns, got {len(cols)}")
-            rows.append(dict(zip(FIELDS, cols), line=lineno))
-    names = [r["input"] for r in rows]
-    dup = sorted({n for n in names if names.count(n) > 1})
-    if dup:
-        raise CorpusError(f"{path}: duplicate inputs: {', '.join(dup)}")
-    return rows
+    """The rows of robust.tsv as dicts (compare/tables.py reads it), with "line"."""
+    try:
+        return tables.robust(path, ARM_COLUMNS)
+    except tables.TableError as e:
+        raise CorpusError(str(e)) from None
 
 
 def column(arm):

@@ -1,24 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Probe user: passes a struct modvlab_probe_vis, expects a * 10 + b */
-#include <linux/module.h>
-#include <linux/modvlab_probe.h>
-#include "modvlab.h"
+#include "probe-user.h"
 
-static int __init probe_user_init(void)
+static int __init probe_vis_check(void)
 {
-	struct modvlab_probe_vis v = { .a = 1, .b = 2 };
-	int r = modvlab_probe_vis(&v);
+	int r = modvlab_probe_vis(&(struct modvlab_probe_vis){ .a = 1, .b = 2 });
 
 	modvlab_check(r == 12, "modvlab_probe_vis({1, 2}) = %d, want 12", r);
-	modvlab_pass();
 	return 0;
 }
-module_init(probe_user_init);
 
-static void __exit probe_user_exit(void)
-{
-}
-module_exit(probe_user_exit);
-
-MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("modvlab probe user: passes a struct modvlab_probe_vis, expects a * 10 + b");
+MODVLAB_PROBE_USER(probe_vis_check,
+		   "passes a struct modvlab_probe_vis, expects a * 10 + b");

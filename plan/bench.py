@@ -6,7 +6,7 @@ the guest loader reports the median finit_module time as ns= (measured in the
 guest, clock_gettime around the syscall).
 
 The modules are workload/bench/build.sh's, in build/arms/ARM/mods/bench/N/.
-Standalone (lab/bench.sh): `plan_bench.py ARM` plans only this boot, writing
+Standalone (lab/bench.sh): `python3 -m plan.bench ARM` plans only this boot, writing
 boot/bench.plan, bench.files and bench.plan.json (its case records) without
 touching the arm's plan.json, and prints "bench KERNEL TIMEOUT".
 
@@ -23,14 +23,16 @@ import os
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ARMS = os.path.join(os.environ.get("B", os.path.join(TOP, "build")), "arms")
+sys.path.insert(0, TOP)
+import plan as P  # noqa: E402
+from compare import tables  # noqa: E402
 
 NS = [16, 256, 1024, 4096]
 # Enough for a stable median under TCG; base's quadratic lookup makes one
 # N=4096 load take ~0.6 s there (TCG), so fewer of those.
 REPEAT = {16: 51, 256: 51, 1024: 21, 4096: 11}
 QUICK_REPEAT = 3
-TIMEOUT = 600
+TIMEOUT = tables.TIMEOUTS["long"]
 
 
 def ns():
@@ -61,12 +63,12 @@ def repeats():
 
 
 def module(arm, n, what):
-    return os.path.join(ARMS, arm, "mods", "bench", str(n), f"bench_{what}_{n}.ko")
+    return os.path.join(P.ARMS, arm, "mods", "bench", str(n), f"bench_{what}_{n}.ko")
 
 
 def add_boots(planner, arm):
     timeout = int(os.environ.get("BENCH_TIMEOUT", TIMEOUT))
-    planner.boot("bench", "G0", None, timeout=timeout)
+    planner.boot("bench", "G0", None, timeout=timeout, loaded_into="bench")
     rep = repeats()
     # largest N first: the first, longest case lets the guest settle (late
     # boot work such as the switch to the TSC clocksource) before the small
@@ -77,7 +79,7 @@ def add_boots(planner, arm):
     unsorted = unsorted_ns()
     for n in sorted(ns(), reverse=True):
         prov, cons = module(arm, n, "provider"), module(arm, n, "consumer")
-        rec = {"case": f"load-{n}", "module": f"bench/{n}/bench_consumer_{n}",
+        rec = {"case": f"load-{n}", "kind": "bench", "module": f"bench/{n}/bench_consumer_{n}",
                "built_by": arm, "built_for": "G0", "flags": "-",
                "deps": [f"bench/{n}/bench_provider_{n}"], "expected": "compatible",
                "note": f"load cost: a consumer importing {n} symbols, "
@@ -98,22 +100,15 @@ def add_boots(planner, arm):
 
 def main(argv):
     if len(argv) != 1:
-        sys.exit("usage: plan_bench.py ARM")
+        sys.exit("usage: python3 -m plan.bench ARM")
     arm = argv[0]
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import plan
-    p = plan.Planner(arm)
+    p = P.Planner(arm)
     add_boots(p, arm)
     b = p.boots["bench"]
     if p.not_run:
-        sys.exit(f"plan_bench: {arm}: {p.not_run[0]['reason']} (workload/bench/build.sh {arm})")
-    d = os.path.join(ARMS, arm, "boot")
-    os.makedirs(d, exist_ok=True)
-    with open(os.path.join(d, "bench.plan"), "w") as f:
-        f.write(f"# modvlab plan: arm {arm}, boot bench\n")
-        f.writelines(line + "\n" for line in b["plan"])
-    with open(os.path.join(d, "bench.files"), "w") as f:
-        f.writelines(f"{g}\t{h}\n" for g, h in sorted(b["files"].items()))
+        sys.exit(f"plan.bench: {arm}: {p.not_run[0]['reason']} (workload/bench/build.sh {arm})")
+    d = os.path.join(P.ARMS, arm, "boot")
+    p.write_boot("bench", os.path.dirname(d))
     with open(os.path.join(d, "bench.plan.json"), "w") as f:
         json.dump({"arm": arm, "boot": "bench", "kernel": b["kernel"],
                    "timeout": b["timeout"], "cases": p.cases}, f, indent=1)

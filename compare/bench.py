@@ -1,13 +1,12 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """The data side of lab/bench.sh: records of single measurements, and
 build/report/bench.json (+ bench.svg) from all of them.
 
-    collect.py sizes ARM            bench .ko sizes of ARM, JSON on stdout
-    collect.py run ARM N MODE IDENT SCRATCH WAITED LA0 LA1
+    python3 -m compare.bench sizes ARM            bench .ko sizes of ARM, JSON on stdout
+    python3 -m compare.bench run ARM N MODE IDENT SCRATCH WAITED LA0 LA1
                                     one build run's record, JSON on stdout
-    collect.py reusable ARM IDENT   exit 0 if ARM has bench runs of IDENT
-    collect.py report [--quick] ARM...
+    python3 -m compare.bench reusable ARM IDENT   exit 0 if ARM has bench runs of IDENT
+    python3 -m compare.bench report [--quick] ARM...
                                     write build/report/bench.json and bench.svg;
                                     exit 1 (saying what) unless every arm has
                                     every number, all positive
@@ -26,11 +25,14 @@ import statistics
 import subprocess
 import sys
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from . import ktap, plot, tables
+from .elf import section_sizes as sections
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 B = os.environ.get("B", os.path.join(TOP, "build"))
 BB = os.path.join(B, "bench")
 ARMS = os.path.join(B, "arms")
-ARM_ORDER = ["nomodv", "base", "keep", "remove"]
+ARM_ORDER = tables.arm_names()
 NS = [int(n) for n in os.environ.get("BENCH_NS", "16 256 1024 4096").split()]
 # the issue's targets (issue 7)
 KEEP_SPEEDUP_4096 = 10.0
@@ -38,7 +40,6 @@ KEEP_LOSS_16 = 0.10
 WARM_COMPARE_S = 180
 COLD_COMPARE_S = 45 * 60
 
-sys.path.insert(0, TOP)
 
 
 def load_json(path):
@@ -49,9 +50,6 @@ def load_json(path):
         return None
 
 
-# the section reader lab/sizes.py uses for the report's sizes
-sys.path.insert(0, os.path.join(TOP, "lab"))
-from sizes import sections  # noqa: E402
 
 
 def imports(path):
@@ -211,7 +209,6 @@ def build_costs(arms, quick):
 
 def load_costs(arms):
     """{arm: {N: median over rounds}}, the rounds, the accel, problems."""
-    from compare import ktap
     load, rounds, accels, problems, walls, clocks, unsorted = {}, {}, set(), [], {}, {}, {}
     for arm in arms:
         per_n = {}
@@ -415,7 +412,6 @@ def cmd_report(arms, quick):
         json.dump(rep, f, indent=1)
         f.write("\n")
     os.replace(os.path.join(out, "bench.json.tmp"), os.path.join(out, "bench.json"))
-    from compare import plot
     try:
         svg = plot.svg_load_vs_imports({a: v for a, v in load.items() if v})
         with open(os.path.join(out, "bench.svg"), "w") as f:

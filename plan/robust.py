@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Plan the robustness boots of an arm (PLANS=robust): the corpus of
+"""Plan the robustness boots (kind robust) of an arm (PLANS=robust): the corpus of
 workload/robust.tsv on the release kernel G0, each input followed by a health
 check (the good module loads and unloads).
 
@@ -25,8 +25,7 @@ import os
 import shutil
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TOP = os.path.dirname(HERE)
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "workload"))
 import corpus  # noqa: E402
 
@@ -44,7 +43,7 @@ def add_boots(p, arm, tsv=corpus.TSV):
     only = os.environ.get("ROBUST_INPUTS", "").split()
     unknown = sorted(set(only) - {r["input"] for r in rows})
     if unknown:
-        sys.exit(f"plan_robust: ROBUST_INPUTS: unknown input(s) {' '.join(unknown)} "
+        sys.exit(f"plan.robust: ROBUST_INPUTS: unknown input(s) {' '.join(unknown)} "
                  f"(see {os.path.relpath(tsv, TOP)})")
     if only:
         rows = [r for r in rows if r["input"] in only]
@@ -54,7 +53,7 @@ def add_boots(p, arm, tsv=corpus.TSV):
     except corpus.CorpusError as e:
         # no stale corpus may stand in for one that could not be made
         shutil.rmtree(os.path.join(adir, "mods", "corpus"), ignore_errors=True)
-        print(f"plan_robust: {arm}: {e}; the robustness cases are not run", file=sys.stderr)
+        print(f"plan.robust: {arm}: {e}; the robustness cases are not run", file=sys.stderr)
         files = {}
     good = os.path.join(adir, "mods", HEALTH + ".ko")
     missing = lambda name: os.path.join(adir, "mods", "corpus", name + ".ko")
@@ -70,7 +69,7 @@ def add_boots(p, arm, tsv=corpus.TSV):
         r["module"] = ("corpus/" + row["input"]) if role == "input" else HEALTH
         return r
 
-    p.boot("robust", "G0", None)
+    p.boot("robust", "G0", None, loaded_into="robust")
     p.add("robust", rec("health-0", "health"), good)
     for row in rows:
         declared = row.get(col, "?") if col else "?"
@@ -79,7 +78,7 @@ def add_boots(p, arm, tsv=corpus.TSV):
         boot = "robust"
         if isolated(row, declared):
             boot = "robust-" + row["input"]
-            p.boot(boot, "G0", None)
+            p.boot(boot, "G0", None, loaded_into="robust")
         name = row["input"]
         p.add(boot, rec("robust-" + name, "input", row, declared),
               files.get(name, missing(name)))

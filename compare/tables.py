@@ -1,0 +1,235 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The lab's data tables, one reader each, for Python and (through the CLI
+below) for the shell and the Makefile: workload/arms.tsv, workload/gens/gens.tsv,
+workload/gens/policies.tsv, workload/cases.tsv, workload/probe-cases.tsv,
+workload/cross-arm.tsv, workload/robust.tsv, and the boot timeouts.
+
+A malformed line is one TableError naming FILE:LINE; the CLI prints it on
+stderr and exits 1.
+
+    python3 -m compare.tables arms [ready]         the arms, report order (ready:
+                                                   those whose series file exists)
+    python3 -m compare.tables gens [G...]          the generations (checks G...)
+    python3 -m compare.tables kernels ABI [G...]   one line per generation kernel
+                                                   to build: GEN PATCH KID STRING
+                                                   (STRING "-": the arm's own)
+    python3 -m compare.tables timeout boot|long    seconds
+"""
+import os
+import sys
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WORKLOAD = os.path.join(TOP, "workload")
+ARMS_TSV = os.path.join(WORKLOAD, "arms.tsv")
+GENS_TSV = os.path.join(WORKLOAD, "gens", "gens.tsv")
+POLICIES_TSV = os.path.join(WORKLOAD, "gens", "policies.tsv")
+CASES_TSV = os.path.join(WORKLOAD, "cases.tsv")
+PROBES_TSV = os.path.join(WORKLOAD, "probe-cases.tsv")
+CROSS_TSV = os.path.join(WORKLOAD, "cross-arm.tsv")
+ROBUST_TSV = os.path.join(WORKLOAD, "robust.tsv")
+
+# Seconds before a guest is killed: an ordinary boot (make's TIMEOUT default),
+# and the long ones (the load-cost bench, the sanitizer builds of make robust).
+TIMEOUTS = {"boot": 120, "long": 600}
+# The generation every module of the release cases is built for.
+RELEASE = "G0"
+
+
+class TableError(Exception):
+    """A data table that cannot be used: the message names FILE:LINE."""
+
+
+def read_tsv(path, fields, optional=0, keep_line=False):
+    """Rows of a tab-separated table as dicts; '#' and blank lines skipped.
+
+    The last `optional` fields may be left out ("-" then)."""
+    rows = []
+    try:
+        f = open(path, encoding="utf-8")
+    except OSError as e:
+        raise TableError(f"{path}: {e.strerror or e}") from None
+    with f:
+        for lineno, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line.strip() or line.startswith("#"):
+                continue
+            cols = line.split("\t")
+            if not len(fields) - optional <= len(cols) <= len(fields):
+                want = (f"{len(fields)}" if not optional else
+                        f"{len(fields) - optional} to {len(fields)}")
+                raise TableError(f"{path}:{lineno}: want {want} tab-separated columns, "
+                                 f"got {len(cols)}")
+            cols += ["-"] * (len(fields) - len(cols))
+            row = dict(zip(fields, cols))
+            if keep_line:
+                row["line"] = lineno
+            rows.append(row)
+    return rows
+
+
+def _unique(path, rows, key, what):
+    names = [r[key] for r in rows]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise TableError(f"{path}: duplicate {what}: {', '.join(dup)}")
+    return rows
+
+
+def symbols(value):
+    return [] if value == "-" else value.split(",")
+
+
+# --- arms -------------------------------------------------------------------
+
+def arms(path=ARMS_TSV):
+    """The arms, in report order: [{arm, series, note}]."""
+    return _unique(path, read_tsv(path, ["arm", "series", "note"]), "arm", "arms")
+
+
+def arm_names(path=ARMS_TSV):
+    return [a["arm"] for a in arms(path)]
+
+
+# --- generations and the distributor policies --------------------------------
+
+# What a generation may declare it breaks (gens.tsv's optional "breaks"
+# column): "rebuilt" = even a module rebuilt from unchanged source against
+# it misbehaves (a semantic change with no header change).
+BREAKS = ("rebuilt",)
+
+
+def gens(path=GENS_TSV):
+    """The generations: [{gen, patch, changes, removes, note, breaks}] (lists)."""
+    rows = read_tsv(path, ["gen", "patch", "changes", "removes", "note", "breaks"],
+                    optional=1, keep_line=True)
+    for g in rows:
+        g["changes"], g["removes"] = symbols(g["changes"]), symbols(g["removes"])
+        g["breaks"] = symbols(g["breaks"])
+        bad = [b for b in g["breaks"] if b not in BREAKS]
+        if bad:
+            raise TableError(f"{path}:{g['line']}: breaks: unknown {', '.join(bad)} "
+                             f"(known: {', '.join(BREAKS)})")
+        del g["line"]
+    return _unique(path, rows, "gen", "generations")
+
+
+def select_gens(all_gens, wanted):
+    """The generations named in wanted (all when empty); TableError on an unknown one."""
+    known = [g["gen"] for g in all_gens]
+    bad = [g for g in wanted if g not in known]
+    if bad:
+        raise TableError(f"GENS: unknown generation(s) {' '.join(bad)} "
+                         f"(known: {' '.join(known)})")
+    return [g for g in all_gens if not wanted or g["gen"] in wanted]
+
+
+# A policy's rule: does the distributor bump the ABI string for generation g?
+RULES = {
+    "never": lambda g: False,
+    "changes": lambda g: bool(g["changes"]),
+}
+
+
+def policies(path=POLICIES_TSV):
+    """The ABI-string policies: [{policy, rule, note}]; rule is a key of RULES."""
+    rows = _unique(path, read_tsv(path, ["policy", "rule", "note"], keep_line=True),
+                   "policy", "policies")
+    for p in rows:
+        if p["rule"] not in RULES:
+            raise TableError(f"{path}:{p['line']}: unknown rule {p['rule']} "
+                             f"(known: {', '.join(RULES)})")
+        del p["line"]
+    return rows
+
+
+def bumps(policy, gen):
+    return RULES[policy["rule"]](gen)
+
+
+def gen_kernels(gen, abi, pols=None):
+    """The boots of one generation: [{boot, policy, kid, string}].
+
+    An arm without an ABI string boots the generation once (policy None).
+    With one, one boot per policy; the kernel is keyed by the string, so
+    policies giving the same string share it: kid G<n> when the string is
+    the arm's own, else G<n>-<first policy that bumps it>."""
+    g = gen["gen"]
+    if not abi:
+        return [{"boot": g, "policy": None, "kid": g, "string": None}]
+    out, kid_of = [], {}
+    for p in (policies() if pols is None else pols):
+        string = f"{abi}.{g}" if bumps(p, gen) else None
+        kid = kid_of.setdefault(string, g if string is None else f"{g}-{p['policy']}")
+        out.append({"boot": f"{g}-{p['policy']}", "policy": p["policy"], "kid": kid,
+                    "string": string})
+    return out
+
+
+# --- the module cases ---------------------------------------------------------
+
+CASE_FIELDS = ["case", "module", "built_by", "flags", "deps", "expected", "note"]
+
+
+def cases(path=CASES_TSV):
+    """The release cases (workload/cases.tsv); deps as a list."""
+    rows = read_tsv(path, CASE_FIELDS)
+    for c in rows:
+        if c["expected"] not in ("compatible", "incompatible"):
+            raise TableError(f"{path}: {c['case']}: expected must be compatible|incompatible")
+        c["deps"] = symbols(c["deps"])
+    return _unique(path, rows, "case", "case names")
+
+
+def probes(path=PROBES_TSV):
+    """The probe users (workload/probe-cases.tsv): [{case, module, note}]."""
+    return _unique(path, read_tsv(path, ["case", "module", "note"]), "case", "probe users")
+
+
+def cross_arm(path=CROSS_TSV):
+    """(built_by, arm) -> (expected, why) from workload/cross-arm.tsv."""
+    rows = read_tsv(path, ["built_by", "arm", "expected", "why"])
+    return {(r["built_by"], r["arm"]): (r["expected"], r["why"]) for r in rows}
+
+
+def robust(path=ROBUST_TSV, arm_cols=None):
+    """The robustness corpus (workload/robust.tsv): one column per arm."""
+    cols = arm_names() if arm_cols is None else list(arm_cols)
+    rows = read_tsv(path, ["input", "make", "flags", *cols, "note"], keep_line=True)
+    return _unique(path, rows, "input", "inputs")
+
+
+# --- the command line -----------------------------------------------------------
+
+def main(argv):
+    if not argv:
+        sys.exit(__doc__)
+    cmd, args = argv[0], argv[1:]
+    if cmd == "arms" and not args:
+        print(" ".join(arm_names()))
+    elif cmd == "arms" and args == ["ready"]:
+        # the pristine arms always; a series arm once its series file exists
+        print(" ".join(a["arm"] for a in arms() if a["series"] == "-"
+                       or os.path.isfile(os.path.join(TOP, a["series"], "series"))))
+    elif cmd == "gens":
+        print("\n".join(g["gen"] for g in select_gens(gens(), args)))
+    elif cmd == "kernels" and args:
+        abi, wanted = args[0], args[1:]
+        for g in select_gens(gens(), wanted):
+            seen = set()
+            for k in gen_kernels(g, "" if abi == "-" else abi):
+                if k["kid"] not in seen:
+                    seen.add(k["kid"])
+                    print(g["gen"], g["patch"], k["kid"], k["string"] or "-", sep="\t")
+    elif cmd == "timeout" and len(args) == 1 and args[0] in TIMEOUTS:
+        print(TIMEOUTS[args[0]])
+    else:
+        sys.exit(__doc__)
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except TableError as e:
+        print(f"modvlab: error: {e}", file=sys.stderr)
+        sys.exit(1)

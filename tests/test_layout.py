@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The Python side's layout: no import cycle among the lab's modules, and every
+report section has the interface compare/sections/__init__.py describes."""
+import ast
+import pathlib
+import unittest
+
+TOP = pathlib.Path(__file__).resolve().parent.parent
+PACKAGES = ("compare", "plan")
+
+
+def module_name(path):
+    rel = path.relative_to(TOP).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports(path, name):
+    """The lab modules a file imports (relative imports resolved)."""
+    pkg = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out = set()
+    for n in ast.walk(ast.parse(path.read_text())):
+        if isinstance(n, ast.Import):
+            out |= {a.name for a in n.names}
+        elif isinstance(n, ast.ImportFrom):
+            base = n.module or ""
+            if n.level:
+                up = pkg.split(".")[:len(pkg.split(".")) - n.level + 1]
+                base = ".".join(up + ([n.module] if n.module else []))
+            out.add(base)
+            out |= {f"{base}.{a.name}" for a in n.names}
+    return out
+
+
+def graph():
+    files = [p for pkg in PACKAGES for p in (TOP / pkg).rglob("*.py")]
+    mods = {module_name(p): p for p in files}
+    g = {}
+    for name, path in mods.items():
+        g[name] = sorted(m for m in imports(path, name) if m in mods and m != name)
+    return g
+
+
+def cycle(g):
+    """One import cycle as a list of modules, or None."""
+    state, stack = {}, []
+
+    def visit(m):
+        state[m] = 1
+        stack.append(m)
+        for n in g[m]:
+            if state.get(n) == 1:
+                return stack[stack.index(n):] + [n]
+            if n not in state:
+                found = visit(n)
+                if found:
+                    return found
+        state[m] = 2
+        stack.pop()
+        return None
+    for m in g:
+        if m not in state:
+            found = visit(m)
+            if found:
+                return found
+    return None
+
+
+class TestLayout(unittest.TestCase):
+    def test_no_import_cycle(self):
+        g = graph()
+        self.assertIn("compare.sections.verdicts", g)
+        self.assertIsNone(cycle(g))
+
+    def test_the_check_finds_a_cycle(self):
+        self.assertEqual(cycle({"a": ["b"], "b": ["c"], "c": ["a"]}), ["a", "b", "c", "a"])
+
+    def test_sections_have_the_interface(self):
+        from compare import sections
+        files = {p.stem for p in (TOP / "compare" / "sections").glob("*.py")}
+        self.assertEqual(files - set(sections.ORDER), {"__init__", "cells"})
+        for s in sections.SECTIONS:
+            self.assertIsInstance(s.KEY, str, s.__name__)
+            self.assertIsInstance(s.TITLE, str, s.__name__)
+            self.assertTrue(callable(s.blocks), s.__name__)
+
+
+if __name__ == "__main__":
+    unittest.main()

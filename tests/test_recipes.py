@@ -1,0 +1,153 @@
+# SPDX-License-Identifier: GPL-2.0
+"""README's recipes, as a newcomer follows them, in a scratch copy of the lab:
+a generation, a probe user, a case and a corpus input are added as files
+only, then workload/build.sh (against a stub make) and python3 -m plan
+(against a stub nm) must pick them all up without any script edit. Also: a
+module set that fails to build names make's failing line."""
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+TOP = pathlib.Path(__file__).resolve().parent.parent
+
+# make -C OBJ M=DIR ... modules: a .ko per obj-m whose "nm -u" (the stub nm
+# below prints the file) lists the modvlab_probe_* symbols its source names
+FAKE_MAKE = r"""#!/bin/sh
+for a; do case $a in M=*) m=${a#M=} ;; esac; done
+if [ -n "${FAKE_MAKE_FAIL:-}" ]; then
+	echo "  CC [M]  $m/mod-asm-user.o"
+	echo "make[2]: *** No rule to make target '$m/mod-missing.o', needed by '$m/'.  Stop."
+	exit 2
+fi
+for o in $(sed -n 's/^obj-m += //p' "$m/Kbuild"); do
+	x=${o%.o}
+	: > "$m/$o"
+	if [ -f "$m/$x.c" ]; then
+		grep -o 'modvlab_probe_[a-z_]*' "$m/$x.c" | sort -u | sed 's/^/                 U /'
+	fi > "$m/$x.ko"
+done
+: > "$m/Module.symvers"
+"""
+FAKE_NM = '#!/bin/sh\n[ "$1" = -u ] && shift\ncat "$1"\n'
+
+PROBE_USER = """// SPDX-License-Identifier: GPL-2.0
+/* Probe user: calls modvlab_probe_new(1), expects 2 */
+#include "probe-user.h"
+
+static int __init probe_new_check(void)
+{
+	int r = modvlab_probe_new(1);
+
+	modvlab_check(r == 2, "modvlab_probe_new(1) = %d, want 2", r);
+	return 0;
+}
+
+MODVLAB_PROBE_USER(probe_new_check, "calls modvlab_probe_new(1), expects 2");
+"""
+
+
+def append(path, line):
+    with open(path, "a") as f:
+        f.write(line + "\n")
+
+
+class TestRecipes(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        top = cls.top = pathlib.Path(cls.tmp.name) / "lab"
+        for d in ("compare", "plan", "lab", "workload", "qemu"):
+            shutil.copytree(TOP / d, top / d, ignore=shutil.ignore_patterns("__pycache__"))
+        bin_ = pathlib.Path(cls.tmp.name) / "bin"
+        bin_.mkdir()
+        for name, text in (("make", FAKE_MAKE), ("nm", FAKE_NM), ("ccache", "#!/bin/sh\n")):
+            (bin_ / name).write_text(text)
+            (bin_ / name).chmod(0o755)
+        cls.b = top / "build"
+        cls.env = dict(os.environ, TOP=str(top), B=str(cls.b), PATH=f"{bin_}:{os.environ['PATH']}",
+                       GENS="", PLANS="")
+        w = top / "workload"
+        # a generation: its patch and one line
+        (w / "gens" / "G8-new.patch").write_text("--- a/x\n+++ b/x\n")
+        append(w / "gens" / "gens.tsv", "G8\tG8-new.patch\tmodvlab_probe_new\t-\ta new "
+               "generation changes modvlab_probe_new\trebuilt")
+        # a probe user: its source, one obj-m line, one probe-cases.tsv line
+        (w / "probe-users" / "mod-probe-new.c").write_text(PROBE_USER)
+        append(w / "probe-users" / "Kbuild", "obj-m += mod-probe-new.o")
+        append(w / "probe-cases.tsv", "probe-new\tprobe/mod-probe-new\tcalls modvlab_probe_new")
+        # a case: a module, one obj-m line, one cases.tsv line
+        shutil.copy(w / "modules" / "mod-asm-user.c", w / "modules" / "mod-extra.c")
+        append(w / "modules" / "Kbuild", "obj-m += mod-extra.o")
+        append(w / "cases.tsv", "extra\tmain/mod-extra\tself\t-\t-\tcompatible\ta new case")
+        # a corpus input: one robust.tsv line
+        append(w / "robust.tsv", "new-input\tcopy\t-\tloaded\tloaded\tloaded\tloaded\tthe good "
+               "module, copied")
+        # an arm "built": its kernels exist (empty files) and obj/ has a symvers
+        a = cls.b / "arms" / "base"
+        (a / "obj").mkdir(parents=True)
+        (a / "obj" / "Module.symvers").write_text("")
+        (a / "obj" / ".config").write_text("CONFIG_MODVERSIONS=y\n")
+        for kid in ("G0", "G8"):
+            (a / "kernels" / kid).mkdir(parents=True)
+            (a / "kernels" / kid / "bzImage").write_text("")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def run_in(self, *argv, env=None, check=True):
+        r = subprocess.run(list(argv), cwd=self.top, env=dict(self.env, **(env or {})),
+                           capture_output=True, text=True, timeout=120)
+        if check and r.returncode:
+            self.fail(f"{' '.join(argv)}: exit {r.returncode}: {r.stderr}")
+        return r
+
+    def plan(self):
+        mods = self.b / "arms" / "base" / "mods"
+        if not (mods / "probe" / "mod-probe-new.ko").is_file():
+            self.run_in("sh", "workload/build.sh", "base")
+            self.run_in("sh", "workload/build.sh", "base", "probe",
+                        str(self.b / "arms" / "base" / "kernels" / "G8" / "mods"))
+        self.run_in(sys.executable, "-m", "plan", "base", env={"GENS": "G8", "PLANS": "robust"})
+        return json.loads((self.b / "arms" / "base" / "plan.json").read_text())
+
+    def test_all_appear_in_the_plan(self):
+        p = self.plan()
+        cases = {c["case"]: c for c in p["cases"] + p["not_run"]}
+        self.assertIn("G8", p["boots"])
+        self.assertEqual(cases["extra"]["kind"], "release")
+        self.assertEqual(cases["g0-probe-new"]["probe"], "probe-new")
+        new = cases["g8-probe-new"]
+        self.assertEqual((new["kind"], new["gen"], new["expected"]),
+                         ("update", "G8", "incompatible"))      # it imports what G8 changes
+        self.assertEqual(cases["g8-probe-c"]["expected"], "compatible")
+        # G8 declares breaks=rebuilt: even the rebuilt copy of a user of what
+        # it changes is incompatible; a bystander's is not
+        self.assertEqual(cases["g8-probe-new-rebuilt"]["expected"], "incompatible")
+        self.assertIn("breaks rebuilt", cases["g8-probe-new-rebuilt"]["expected_why"])
+        self.assertEqual(cases["g8-probe-c-rebuilt"]["expected"], "compatible")
+        self.assertEqual(cases["robust-new-input"]["kind"], "robust")
+        planned = (self.b / "arms" / "base" / "boot" / "G8.plan").read_text()
+        self.assertIn("g8-probe-new-rebuilt|-|1|/m/base/kernels/G8/mods/probe/mod-probe-new.ko",
+                      planned)
+
+    def test_tables_cli_sees_the_generation(self):
+        r = self.run_in(sys.executable, "-m", "compare.tables", "kernels", "lab", "G8")
+        self.assertEqual(r.stdout.split("\n")[:2], ["G8\tG8-new.patch\tG8\t-",
+                                                   "G8\tG8-new.patch\tG8-diligent\tlab.G8"])
+
+    def test_failed_module_set_names_the_line(self):
+        r = self.run_in("sh", "workload/build.sh", "base", env={"FAKE_MAKE_FAIL": "1"},
+                        check=False)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("module set main of base failed to build: make[2]: *** No rule to make "
+                      "target", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -21,6 +21,7 @@
  *	L <n> <name> <unload errno>   it loaded (and was unloaded)
  *	S <n> <kernel log line> a kernel bug report logged during input n
  *	H <n> <errno>           the health check after input n failed
+ *	R <n> <errno>           (files) input n was refused
  *	T <n> <ms>              every 100 inputs: ms since the first (the rate
  *	                        of a boot that dies later)
  *	# fuzz end inputs=N loaded=N splats=N unhealthy=N ms=N
@@ -478,7 +479,7 @@ static int drive(uint64_t seed, unsigned long first, unsigned long count, int he
 	unsigned char *health = slurp(health_path, &hlen), *buf = NULL;
 	unsigned long loaded = 0, nsplat = 0, unhealthy = 0, done = 0;
 	long long t0 = now_ms();
-	int which, fails = 0;
+	int which, fails = 0, err;
 
 	if (!health)
 		return 1;
@@ -501,9 +502,12 @@ static int drive(uint64_t seed, unsigned long first, unsigned long count, int he
 		if (done && done % 100 == 0)
 			printf("T %lu %lld\n", done, now_ms() - t0);
 		printf("F %lu\n", n);
-		if (!load(buf, len)) {
+		err = load(buf, len);
+		if (!err) {
 			loaded++;
 			unload_all(n);
+		} else if (paths) {
+			printf("R %lu %d\n", n, err);	/* files: say why */
 		}
 		if (health_every && (n + 1) % health_every == 0) {
 			int err = load(health, hlen);

@@ -82,6 +82,7 @@ def signature(lines):
     if not func:
         m = IN_FILE.search(title)
         func = m.group(1) if m else "?"
+    func = re.sub(r"\.(?:constprop|isra|part|cold)(?:\.\d+)*$", "", func)
     if not in_module and func in CONTENT:
         in_module = "content"
     return normalize(title), func, in_module

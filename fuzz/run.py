@@ -288,6 +288,22 @@ def finding(arm, n, sig, out, rounds_max, minimize_on):
             "changed_bytes": len(positions), "minimize_boots": rounds, "robust_line": line}
 
 
+def reclassify(jpath):
+    """Re-apply the content rules (signature.content) to saved signatures."""
+    with open(jpath) as f:
+        results = json.load(f)
+    for a in results["arms"].values():
+        for s in a.get("signatures", []):
+            s["function"], s["in_module"] = signature.content(s["function"], s.get("in_module"))
+        sigs = a.get("signatures", [])
+        a["crashes"] = sum(s["count"] for s in sigs if not s["in_module"])
+        a["module_code_crashes"] = sum(s["count"] for s in sigs if s["in_module"])
+    with open(jpath, "w") as f:
+        json.dump(results, f, indent=1)
+        f.write("\n")
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seed", type=int, default=int(os.environ.get("FUZZ_SEED", "1")))
@@ -308,8 +324,12 @@ def main(argv=None):
     ap.add_argument("--json", help="results file (default OUT/fuzz.json)")
     ap.add_argument("--merge", action="store_true",
                     help="keep the other arms already in the results file (a run in parts)")
+    ap.add_argument("--reclassify", action="store_true",
+                    help="only re-apply signature.py's module-content rules to the results file")
     args = ap.parse_args(argv)
     log = lambda s: print(s, flush=True)
+    if args.reclassify:
+        return reclassify(args.json or os.path.join(args.out, "fuzz.json"))
     bins = build_driver(args.out)
     arms = args.arms.split()
     if not args.no_kasan:

@@ -82,10 +82,16 @@ def signature(lines):
     if not func:
         m = IN_FILE.search(title)
         func = m.group(1) if m else "?"
+    func, in_module = content(func, in_module)
+    return normalize(title), func, in_module
+
+
+def content(func, in_module):
+    """(function without gcc's clone suffix, in_module or "content")."""
     func = re.sub(r"\.(?:constprop|isra|part|cold)(?:\.\d+)*$", "", func)
     if not in_module and func in CONTENT:
         in_module = "content"
-    return normalize(title), func, in_module
+    return func, in_module
 
 
 def key(sig):

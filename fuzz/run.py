@@ -289,12 +289,23 @@ def finding(arm, n, sig, out, rounds_max, minimize_on):
 
 
 def reclassify(jpath):
-    """Re-apply the content rules (signature.content) to saved signatures."""
+    """Re-read each signature's first input from the saved console logs with
+    today's signature.py (its module-content rules)."""
+    import glob
     with open(jpath) as f:
         results = json.load(f)
-    for a in results["arms"].values():
+    for arm, a in results["arms"].items():
+        lines = {}
+        for p in glob.glob(os.path.join(os.path.dirname(jpath), "boots", "arms", arm, "boot",
+                                        "fuzz-*.log")):
+            with open(p, errors="replace") as f:
+                lines.update(crashes_of(Boot(f.readlines())))
         for s in a.get("signatures", []):
-            s["function"], s["in_module"] = signature.content(s["function"], s.get("in_module"))
+            sig = signature.signature(lines.get(s["index"], []))
+            if sig:
+                s["title"], s["function"], s["in_module"] = sig
+            else:
+                s["function"], s["in_module"] = signature.content(s["function"], s.get("in_module"))
         sigs = a.get("signatures", [])
         a["crashes"] = sum(s["count"] for s in sigs if not s["in_module"])
         a["module_code_crashes"] = sum(s["count"] for s in sigs if s["in_module"])

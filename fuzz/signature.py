@@ -35,7 +35,11 @@ _NOISE = [
 # module's own (in-range, well-formed) relocations point to. A module built
 # with such code would do the same; no loader check on the file can tell.
 CONTENT = {"ftrace_verify_code", "apply_returns", "apply_retpolines", "apply_alternatives",
-           "apply_paravirt", "__insn_get_emulate_prefix", "insn_get_prefixes", "insn_decode"}
+           "apply_paravirt", "__insn_get_emulate_prefix", "insn_get_prefixes", "insn_decode",
+           "text_poke_early",
+           # a jump to garbage through mod->init or mod->exit, which the loader has
+           # checked point into the module: into its bytes at a wrong offset
+           "? from do_one_initcall", "? from __x64_sys_delete_module"}
 
 
 def message(line):
@@ -72,6 +76,13 @@ def signature(lines):
             func = func or r.group(1)
             in_module = r.group(2)
             break
+    if not in_module:
+        # a fault while a module's own function is on the stack: its code ran
+        for msg in msgs[first:]:
+            fr = FRAME.match(msg)
+            if fr and fr.group(2):
+                in_module = fr.group(2)
+                break
     if not func:
         # RIP not in any symbol (a jump to garbage): the first frame of the trace
         for msg in msgs[first:]:

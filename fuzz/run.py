@@ -254,7 +254,7 @@ def oracle_for(arm, sig):
 
 
 def slug(text):
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40]
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40] or "unknown"
 
 
 def finding(arm, n, sig, out, rounds_max, minimize_on):

@@ -24,7 +24,11 @@ TEST_ROBUST ?= versions-truncated versions-unterminated versions-crc-flip \
 	this-module-nobits-past-eof shoff-past-eof truncated-half empty-file \
 	not-elf unprivileged-uid unprivileged-nocap forced-vermagic \
 	layout-record-differs
-export TOP B ACCEL TIMEOUT JOBS GENS PLANS ROBUST_INPUTS
+# make fuzz: (seed, index) names each input; make test runs a short fixed-seed
+# run (tests/e2e_fuzz.py: FUZZ_TEST_INPUTS per arm)
+FUZZ_SEED ?= 1
+FUZZ_INPUTS ?= 20000
+export TOP B ACCEL TIMEOUT JOBS GENS PLANS ROBUST_INPUTS FUZZ_SEED FUZZ_INPUTS
 
 ALL_ARMS := $(shell cd $(TOP) && python3 -m compare.tables arms)
 # the arms whose string (release, ABI string) the distributor policies set
@@ -38,7 +42,7 @@ ARMS ?= $(shell cd $(TOP) && python3 -m compare.tables arms ready)
 
 .DEFAULT_GOAL := help
 .PHONY: help deps tree compare compare-run report test test-run unit bisect asm-audit bench robust \
-	detect detect-dwarf clean clean-tree $(ALL_ARMS)
+	fuzz detect detect-dwarf clean clean-tree $(ALL_ARMS)
 
 help:
 	@echo 'modvlab: keep or remove CONFIG_MODVERSIONS, measured'
@@ -55,6 +59,8 @@ help:
 	@echo '  robust       the bad-module corpus on every arm and on a KASAN/UBSAN build'
 	@echo '  detect       the ABI detectors on the built generations (build/detect/detectors.json)'
 	@echo '  detect-dwarf the dwarf detector'"'"'s debug-info build of $(DWARF_ARM)-dwarf, then detect'
+	@echo '  fuzz         the module fuzzer on every arm (and ARM-kasan where built):'
+	@echo '               build/fuzz/fuzz.json, minimized findings in build/fuzz/findings/'
 	@echo '  unit         unit tests only (seconds; no kernel build)'
 	@echo '  deps         check Debian packages; install the missing ones as root'
 	@echo '  tree         extract linux-source-6.1 into build/linux (once)'
@@ -69,6 +75,8 @@ help:
 	@echo '  GENS=$(GENS)             kernel generations to run (default: all in workload/gens/)'
 	@echo '  TEST_GENS=$(TEST_GENS)   the generations make test runs'
 	@echo '  PLANS=$(PLANS)            extra boots: robust, bench (make test: $(TEST_PLANS))'
+	@echo '  FUZZ_SEED=$(FUZZ_SEED) FUZZ_INPUTS=$(FUZZ_INPUTS)'
+	@echo '               make fuzz: the seed, and the inputs per arm'
 	@echo '  B=$(B)'
 	@echo '               build folder; ccache lives in ~/.cache/modvlab'
 
@@ -100,9 +108,11 @@ compare:
 compare-run: $(addprefix build-,$(ARMS))
 	@for a in $(ARMS); do python3 lab/sizes.py $$a || exit 1; done
 	@sh lab/provenance.sh $(ARMS)
-	@rc=0; for a in $(ARMS); do sh lab/run.sh $$a || rc=1; done; \
+	@rc=0; for a in $(ARMS); do sh lab/run.sh $$a; r=$$?; [ $$r = 0 ] || [ $$r = 3 ] || rc=1; done; \
 	python3 -m compare report --build "$(B)" --arms "$(shell echo $(ARMS) | tr ' ' ,)" || rc=1; \
-	[ $$rc = 0 ] || echo 'modvlab: error: some boots did not finish (see above)' >&2; \
+	python3 -m compare robust --build "$(B)" --unfinished $(foreach a,$(ARMS),--arm $(a)) \
+		>/dev/null || rc=1; \
+	[ $$rc = 0 ] || echo 'modvlab: error: a run failed, or boots did not finish other than as declared (see above)' >&2; \
 	exit $$rc
 
 # The ABI detectors (detect/) on the generations built: the crc ones read
@@ -154,6 +164,13 @@ bench: compare
 
 robust: $(addprefix build-,$(ARMS))
 	@VARIANT=kasan sh lab/robust.sh $(ARMS)
+
+# The structured module fuzzer (fuzz/run.py): every arm's G0 kernel with its
+# good modules as seeds, thousands of inputs per boot; re-renders the report
+# when there is one (its Fuzzing section).
+fuzz: $(addprefix build-,$(ARMS))
+	@python3 fuzz/run.py --seed "$(FUZZ_SEED)" --inputs "$(FUZZ_INPUTS)" --arms "$(ARMS)"
+	@[ ! -f "$(B)/report/report.json" ] || $(MAKE) --no-print-directory report
 
 clean:
 	rm -rf "$(B)/arms" "$(B)/report" "$(B)/guest" "$(B)/steps.tsv"

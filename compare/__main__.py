@@ -54,6 +54,11 @@ def cmd_robust(args):
     kernel or an outcome other than declared (one line each on stderr)."""
     cases = report.collect(args.build)["cases"]
     rob = robust.robustness(c for c in cases if not args.arm or c["arm"] in args.arm)
+    if args.unfinished:
+        bad = robust.unfinished_problems(rob, robust.read_unfinished(args.build, args.arm or []))
+        for line in bad:
+            print(f"modvlab: error: {line}", file=sys.stderr)
+        return 1 if bad else 0
     print(doc.md(robustness.blocks(rob, {})), end="")
     if args.json:
         robust.save(rob, args.build, args.json)
@@ -87,6 +92,9 @@ def main(argv=None):
     p.add_argument("--json", metavar="PATH",
                    help="also save the results (make robust: build/robust.json, which "
                         "make compare's report shows when it ran no corpus itself)")
+    p.add_argument("--unfinished", action="store_true",
+                   help="only judge the boots of --arm that did not finish (make compare): "
+                        "exit 1 unless each stopped on a crash robust.tsv declares")
     p.set_defaults(func=cmd_robust)
     args = ap.parse_args(argv)
     try:

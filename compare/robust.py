@@ -25,7 +25,9 @@ named ARM-VARIANT (lab/robust.sh's sanitizer builds) also gets variant and of.
 
 The section itself is rendered by compare/sections/robustness.py; `python3 -m
 compare robust [--build DIR]` prints it and exits 1 on an oops, an unhealthy
-kernel or an unexpected outcome (lab/robust.sh).
+kernel or an unexpected outcome (lab/robust.sh); with --unfinished --arm A...
+it judges only the boots that did not finish (make compare): exit 1 for each
+that stopped other than on a crash robust.tsv declares.
 """
 import json
 import os
@@ -126,6 +128,42 @@ def failures(rob):
             lines.append(f"{arm}: {u['input']}: declared {u['declared']}, got {u['observed']}"
                          + (f" ({u['reason']})" if u.get("reason") else ""))
     return lines
+
+
+def unfinished_problems(rob, unfinished):
+    """Boots that did not finish for a reason other than a declared crash.
+
+    unfinished: {arm: [boot, ...]} (lab/run.sh's boot/unfinished). A boot
+    that stopped on a robustness input declared `oops` for the arm, and
+    observed so, is that finding; any other stop is one line here."""
+    out = []
+    for arm, boots in unfinished.items():
+        rows = (rob.get(arm) or {}).get("results", [])
+        for boot in boots:
+            stopped = [r for r in rows if r.get("boot") == boot
+                       and r["observed"] in ("oops", "crashed", "timeout")]
+            if not stopped:
+                out.append(f"{arm} {boot}: did not finish, and not on a robustness input "
+                           "declared oops")
+            for r in stopped:
+                if not (r["declared"] == "oops" and r["observed"] == "oops"):
+                    out.append(f"{arm} {boot}: did not finish on {r['input']}: declared "
+                               f"{r['declared']}, got {r['observed']}")
+    return out
+
+
+def read_unfinished(build, arms):
+    """{arm: [boots]} from build/arms/ARM/boot/unfinished (lab/run.sh)."""
+    out = {}
+    for arm in arms:
+        try:
+            with open(os.path.join(build, "arms", arm, "boot", "unfinished")) as f:
+                boots = sorted({l.strip() for l in f if l.strip()})
+        except FileNotFoundError:
+            continue
+        if boots:
+            out[arm] = boots
+    return out
 
 
 def _series_id(build, arm):

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Run one arm's workload: plan every boot (python3 -m plan), then for each an
 # initramfs and a QEMU boot with a timeout. A boot that fails does not stop
-# the others; the exit status says whether all finished.
+# the others. Exit 0 if all finished, 3 if some did not (listed in
+# boot/unfinished, for python3 -m compare robust --unfinished to judge), 1 on an error.
 # usage: run.sh ARM          env: GENS, ACCEL, TIMEOUT
 set -eu
 . "$(dirname "$0")/common.sh"
@@ -10,7 +11,7 @@ set -eu
 arm=${1:?usage: run.sh ARM}
 [ -f "$ARMS_DIR/$arm/kernels/G0/bzImage" ] || die "arm $arm is not built (make $arm)"
 boots=$(py plan "$arm") || die "planning $arm failed"
-rm -f "$ARMS_DIR/$arm/boot/failed"
+rm -f "$ARMS_DIR/$arm/boot/failed" "$ARMS_DIR/$arm/boot/unfinished"
 # one boot; after one that did not finish (oops, hang, garbage), the cases
 # it never reached run again in a fresh boot (qemu/resume.py), at most 8 times
 boot_one() { # BOOT KERNEL TIMEOUT
@@ -34,4 +35,4 @@ echo "$boots" | while read -r boot kernel timeout; do
 		tries=$((tries + 1))
 	done
 done
-[ ! -s "$ARMS_DIR/$arm/boot/failed" ] || { rm -f "$ARMS_DIR/$arm/boot/failed"; exit 1; }
+[ ! -s "$ARMS_DIR/$arm/boot/failed" ] || { mv "$ARMS_DIR/$arm/boot/failed" "$ARMS_DIR/$arm/boot/unfinished"; exit 3; }

@@ -42,20 +42,32 @@ echo "Running: \$ $*" > "$d/$boot.cmd"
 t0=$(date +%s.%N)
 rc=0
 # timeout(1) puts QEMU in a process group of its own, out of reach of the
-# terminal's Ctrl-C: on INT/TERM/HUP, stop it here (timeout passes the
-# signal on to QEMU) and say so, so no QEMU outlives the run
-timeout -k 5 "$timeout" "$@" </dev/null >"$log" 2>&1 &
-tpid=$! cmd="$*"
+# terminal's Ctrl-C: on INT/TERM/HUP, stop that group here and say so, so no
+# QEMU outlives the run. The trap is set before QEMU starts (a signal in
+# between would kill this shell and leave QEMU running), and the group gets
+# SIGKILL after a short grace: a TCG QEMU on a loaded host can take long to
+# act on SIGTERM, and timeout -k only arms its SIGKILL on its own timeout.
+tpid= cmd="$*"
 interrupted() {
 	trap - INT TERM HUP
-	kill -TERM "$tpid" 2>/dev/null || :
-	wait "$tpid" 2>/dev/null || :
+	if [ -n "$tpid" ]; then
+		kill -TERM "-$tpid" 2>/dev/null || :
+		kill -TERM "$tpid" 2>/dev/null || :
+		# the killer must not hold our stdout/stderr open
+		( sleep "${KILL_GRACE:-2}"; kill -KILL "-$tpid" 2>/dev/null ) \
+			</dev/null >/dev/null 2>&1 &
+		kpid=$!
+		wait "$tpid" 2>/dev/null || :
+		kill "$kpid" 2>/dev/null || :
+	fi
 	printf '{"status": "interrupted", "accel": "%s", "timeout_s": %d, "cmd": "%s"}\n' \
 		"$accel" "$timeout" "$cmd" > "$st"
 	echo "modvlab: $arm $boot: interrupted (log: $log)" >&2
 	exit 130
 }
 trap interrupted INT TERM HUP
+timeout -k 5 "$timeout" "$@" </dev/null >"$log" 2>&1 &
+tpid=$!
 wait "$tpid" || rc=$?
 trap - INT TERM HUP
 wall=$(echo "$(date +%s.%N) - $t0" | bc)

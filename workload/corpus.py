@@ -20,6 +20,9 @@ Recipes (`recipe` or `recipe:argument`):
   truncate:N|half           keep the first N bytes (or half) of the file
   empty                     a zero-length file
   bytes:TEXT                a file of exactly these bytes (\\xNN escapes)
+  file:PATH                 a saved file, PATH relative to workload/ (a
+                            finding of make fuzz: workload/fuzz/NAME.ko); {arm}
+                            in PATH is the arm's robust.tsv column
   flip:SEC                  flip the low bit of the first byte of section SEC
   versions-crc-flip:SYM     flip the low bit of SYM's CRC in __versions
   versions-unterminated:SYM fill the rest of SYM's 56-byte name with 'X': no NUL
@@ -232,6 +235,16 @@ def r_bytes(data, arg, ctx):
     return unescape(arg)
 
 
+def r_file(data, arg, ctx):
+    col = column(ctx.get("arm") or "") or ""
+    path = os.path.join(TOP, "workload", arg.replace("{arm}", col))
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as e:
+        raise CorpusError(f"file: cannot read {path}: {e.strerror}") from None
+
+
 def r_flip(data, arg, ctx):
     elf = Elf(data)
     i = elf.section(arg)
@@ -352,6 +365,7 @@ RECIPES = {
     "truncate": r_truncate,
     "empty": r_empty,
     "bytes": r_bytes,
+    "file": r_file,
     "flip": r_flip,
     "versions-crc-flip": r_versions_crc_flip,
     "versions-unterminated": r_versions_unterminated,

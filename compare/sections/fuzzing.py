@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The fuzzing section: make fuzz's structured mutation fuzzer of the module
+loader (fuzz/run.py), from build/fuzz/fuzz.json: inputs and speed per arm,
+distinct crash signatures, each with its minimized input and the arms it hits."""
+import json
+
+from .. import doc
+
+KEY = "fuzzing"
+TITLE = "Fuzzing"
+
+
+def load(build, report):
+    """fuzz.json as report.json's "fuzzing": {seed, arms: {arm: {inputs, crashes,
+    inputs_per_s, signatures: [{title, input, ...}]}}}; None before make fuzz."""
+    try:
+        with open(build / "fuzz" / "fuzz.json") as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return None
+    arms = {}
+    for arm, a in data.get("arms", {}).items():
+        if "error" in a:
+            arms[arm] = {"error": a["error"]}
+            continue
+        arms[arm] = {k: a.get(k) for k in ("inputs", "crashes", "module_code_crashes",
+                                           "inputs_per_s", "inputs_per_s_wall", "boots")}
+        arms[arm]["signatures"] = [
+            {k: s.get(k) for k in ("title", "function", "in_module", "input", "index",
+                                   "changed_bytes", "count", "robust_line")}
+            for s in a.get("signatures", [])]
+    return {"seed": data.get("seed"), "inputs_per_arm": data.get("inputs_per_arm"), "arms": arms}
+
+
+def blocks(data, report):
+    out = [doc.H(2, TITLE)]
+    arms = data["arms"]
+    out.append(doc.P(
+        f"make fuzz, seed {data['seed']}: each input is a good workload module with one to five "
+        "structured mutations (ELF header, section headers, symbols, string tables, "
+        "relocations, __versions, .modinfo, struct module, bytes, truncation), loaded with "
+        "init_module(2) in a TCG guest; (seed, index) regenerates it exactly. A crash is any "
+        "kernel bug report (Oops, BUG, WARNING, KASAN, UBSAN, panic) or a guest that stopped. "
+        "Inputs/s is measured in the guest (boots excluded; with boots in brackets). Counted "
+        "apart as module content: a fault in the module's own code (its init ran with a "
+        "corrupted body) and the kernel's warnings about the code it patches at sites the "
+        "module's own well-formed relocations name (ftrace, alternatives, return thunks): "
+        "a module built that way does the same, and no check of the ELF file can tell."))
+    rows = []
+    for arm, a in arms.items():
+        if "error" in a:
+            rows.append([doc.Bold(arm), "error", "", "", "", a["error"]])
+            continue
+        rows.append([doc.Bold(arm), a["inputs"], f"{a['inputs_per_s']} ({a['inputs_per_s_wall']})",
+                     a["crashes"], a.get("module_code_crashes") or 0,
+                     len([s for s in a["signatures"] if not s.get("in_module")])])
+    out.append(doc.Table(["arm", "inputs", "inputs/s", "crashes", "module content",
+                          "loader signatures"], rows, align="lrrrrr"))
+    sigs = {}
+    for arm, a in arms.items():
+        for s in a.get("signatures", []):
+            k = (s["title"], s["function"], bool(s.get("in_module")))
+            sigs.setdefault(k, {"arms": [], "first": s})["arms"].append(f"{arm} ({s['count']})")
+    if sigs:
+        out.append(doc.P("Distinct signatures (first splat line, faulting function); the "
+                         "minimized input is the fewest changed bytes from its seed module "
+                         "that still crash; build/fuzz/robust-lines.tsv has a ready "
+                         "workload/robust.tsv line for each."))
+        out.append(doc.Table(
+            ["signature", "function", "arms (inputs)", "minimized input", "changed bytes"],
+            [[t + (" (module content)" if m else ""), doc.Code(f), ", ".join(v["arms"]),
+              doc.Code(v["first"]["input"] or "?"), v["first"]["changed_bytes"]]
+             for (t, f, m), v in sigs.items()], align="lllll"))
+    else:
+        out.append(doc.P("No crash on any arm."))
+    return out

@@ -1,0 +1,410 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""make fuzz: the module fuzzer on every arm, in QEMU guests.
+
+Per arm: the good modules build/arms/ARM/mods/main/*.ko are the seeds, the
+arm's G0 kernel boots with fuzz/modvlab-fuzz.c as /init, which generates and
+loads inputs FIRST.. of the seed (thousands per boot, none in the initramfs).
+On an oops or a hang the console's last "F n" names the input: it is a crash,
+the next boot resumes after it. Each distinct crash signature (first splat
+line + faulting function) is minimized on the host (fewest changed bytes vs
+its seed module that still crash, one boot per ddmin round) and written to
+build/fuzz/findings/ with a ready line for workload/robust.tsv.
+
+Results: build/fuzz/fuzz.json (report.json "fuzzing"), read by
+compare/sections/fuzzing.py.
+
+usage: run.py [--seed S] [--inputs N] [--arms "keep remove"] [--arms-dir DIR]
+"""
+import argparse
+import gzip
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+sys.path.insert(0, TOP)
+sys.path.insert(0, HERE)
+import minimize  # noqa: E402
+import signature  # noqa: E402
+sys.path.insert(0, os.path.join(TOP, "workload"))
+import corpus  # noqa: E402
+
+B = os.environ.get("B", os.path.join(TOP, "build"))
+HEALTH = os.environ.get("FUZZ_HEALTH_MODULE", "mod-provider.ko")
+SRC = os.path.join(HERE, "modvlab-fuzz.c")
+PROGRESS = re.compile(r"^F (\d+)\s*$")
+HEALTH_FAIL = re.compile(r"^H (\d+) (\d+)")
+SPLAT_LINE = re.compile(r"^S (\d+) ")
+TIMING = re.compile(r"^T (\d+) (\d+)\s*$")
+END = re.compile(r"^# fuzz end inputs=(\d+) loaded=(\d+) splats=(\d+) unhealthy=(\d+) ms=(\d+)")
+
+
+def die(msg):
+    print(f"modvlab: error: fuzz: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def build_driver(out):
+    """The guest /init (static) and the host writer, from the one source."""
+    os.makedirs(out, exist_ok=True)
+    bins = {"guest": os.path.join(out, "modvlab-fuzz"),
+            "host": os.path.join(out, "modvlab-fuzz-host")}
+    for kind, path in bins.items():
+        if os.path.exists(path) and os.path.getmtime(path) >= os.path.getmtime(SRC):
+            continue
+        cmd = ["gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", path, SRC]
+        if kind == "guest":
+            cmd.insert(1, "-static")
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode:
+            die(f"cannot build the {kind} driver: {r.stderr.strip()[:400]}")
+    return bins
+
+
+# --- the initramfs: newc cpio written here, so no root and no tree tool ------
+
+def _cpio_entry(name, mode, data=b"", rdev=(0, 0), ino=[100]):
+    ino[0] += 1
+    name_b = name.encode() + b"\0"
+    hdr = "070701" + "".join(f"{v:08x}" for v in (
+        ino[0], mode, 0, 0, 1, 0, len(data), 0, 0, rdev[0], rdev[1], len(name_b), 0))
+    out = hdr.encode() + name_b
+    out += b"\0" * (-len(out) % 4) + data
+    return out + b"\0" * (-len(out) % 4)
+
+
+def initramfs(path, init, args, files):
+    """/init, /fuzz.args and files {guest path: bytes}, gzip'd, pinned mtimes."""
+    blob = b"".join([
+        _cpio_entry("dev", 0o40755), _cpio_entry("proc", 0o40755),
+        _cpio_entry("dev/console", 0o20600, rdev=(5, 1)),
+        _cpio_entry("in", 0o40755),
+        _cpio_entry("init", 0o100755, init),
+        _cpio_entry("fuzz.args", 0o100644, args.encode()),
+        *(_cpio_entry(g.lstrip("/"), 0o100644, d) for g, d in files.items()),
+        _cpio_entry("TRAILER!!!", 0),
+    ])
+    with open(path, "wb") as f:
+        f.write(gzip.compress(blob, 6, mtime=0))
+
+
+# --- one boot ----------------------------------------------------------------
+
+class Boot:
+    """What one guest run said: inputs started, splat lines per input, the end."""
+
+    def __init__(self, lines):
+        self.lines = lines
+        self.started = []       # input numbers in order
+        self.splats = {}        # n -> [lines]
+        self.unhealthy = []     # n after which the health check failed
+        self.end = None
+        self.timing = (0, 0)    # (inputs, ms) at the last T line
+        self.tail = []          # console lines after the last F (a dying kernel's)
+        for line in lines:
+            text = signature.classify.strip_stamp(line.rstrip("\r\n"))
+            m = PROGRESS.match(text)
+            if m:
+                self.started.append(int(m.group(1)))
+                self.tail = []
+                continue
+            m = SPLAT_LINE.match(text)
+            if m:
+                self.splats.setdefault(int(m.group(1)), []).append(text)
+                continue
+            m = HEALTH_FAIL.match(text)
+            if m:
+                self.unhealthy.append(int(m.group(1)))
+                continue
+            m = TIMING.match(text)
+            if m:
+                self.timing = (int(m.group(1)), int(m.group(2)))
+                continue
+            m = END.match(text)
+            if m:
+                self.end = dict(zip(("inputs", "loaded", "splats", "unhealthy", "ms"),
+                                    map(int, m.groups())))
+            self.tail.append(text)
+
+    @property
+    def died(self):
+        """The input running when the guest stopped without its end line."""
+        return None if self.end or not self.started else self.started[-1]
+
+
+def boot(arm, name, kernel, init, args, files, timeout, mem, out):
+    """Run one guest; returns its Boot (the log under out/boots/arms/ARM/boot/)."""
+    d = os.path.join(out, "boots", "arms", arm, "boot")
+    os.makedirs(d, exist_ok=True)
+    initramfs(os.path.join(d, name + ".cpio.gz"), init, args, files)
+    env = dict(os.environ, B=os.path.join(out, "boots"), KERNEL=kernel, TIMEOUT=str(int(timeout)),
+               MEM=mem, APPEND=os.environ.get("FUZZ_APPEND", "loglevel=3"))
+    subprocess.run(["sh", os.path.join(TOP, "qemu", "boot.sh"), arm, name], env=env,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        with open(os.path.join(d, name + ".log"), errors="replace") as f:
+            return Boot(f.readlines())
+    except OSError:
+        return Boot([])
+
+
+# --- an arm ------------------------------------------------------------------
+
+class Arm:
+    def __init__(self, name, arms_dir, out, bins, seed):
+        self.name, self.out, self.bins, self.seed = name, out, bins, seed
+        a = os.path.join(arms_dir, name)
+        self.kernel = os.path.join(a, "kernels", "G0", "bzImage")
+        mods = os.path.join(a, "mods", "main")
+        if not os.path.isfile(self.kernel):
+            raise FileNotFoundError(f"arm {name} is not built ({self.kernel})")
+        self.seeds = sorted(os.path.join(mods, f) for f in os.listdir(mods) if f.endswith(".ko"))
+        self.health = os.path.join(mods, HEALTH)
+        if not os.path.isfile(self.health):
+            raise FileNotFoundError(f"arm {name}: no {self.health}")
+        self.sanitizer = "-" in name
+        self.mem = "1G" if self.sanitizer else "256M"
+        self.nboot = 0
+        with open(bins["guest"], "rb") as f:
+            self.init = f.read()
+
+    def guest_seeds(self):
+        return {f"/s{i}.ko": open(p, "rb").read() for i, p in enumerate(self.seeds)}
+
+    def write(self, index, path):
+        """Input index regenerated on the host; returns the seed module it derives from."""
+        r = subprocess.run([self.bins["host"], "write", str(self.seed), str(index), path,
+                            *self.seeds], capture_output=True, text=True, check=True)
+        return self.seeds[int(r.stdout.strip())]
+
+    def run(self, first, count, health_every, rate):
+        self.nboot += 1
+        files = self.guest_seeds()
+        files["/h.ko"] = open(self.health, "rb").read()
+        args = (f"run {self.seed} {first} {count} {health_every} /h.ko "
+                + " ".join(f"/s{i}.ko" for i in range(len(self.seeds))))
+        timeout = 90 + count / rate * (4 if self.sanitizer else 1)
+        return boot(self.name, f"fuzz-{self.nboot}", self.kernel, self.init, args, files,
+                    timeout, self.mem, self.out)
+
+    def try_files(self, blobs):
+        """Boot once with these inputs in order; returns the Boot."""
+        self.nboot += 1
+        files = {f"/in/{i}.ko": b for i, b in enumerate(blobs)}
+        files["/h.ko"] = open(self.health, "rb").read()
+        args = "files 0 /h.ko " + " ".join(f"/in/{i}.ko" for i in range(len(blobs)))
+        return boot(self.name, f"min-{self.nboot}", self.kernel, self.init, args, files,
+                    120 + 5 * len(blobs), self.mem, self.out)
+
+
+def crashes_of(b):
+    """{n: splat lines} of one boot: splats the driver saw, and the input it died on."""
+    out = {n: lines for n, lines in b.splats.items()}
+    if b.died is not None:
+        out[b.died] = out.get(b.died, []) + b.tail
+    return out
+
+
+def fuzz_arm(arm, inputs, chunk, health_every, rate, max_boots, log):
+    """Run inputs 0..inputs-1; returns the arm's results and its crashes {n: lines}."""
+    crashes, nxt, guest_ms, timed_inputs, done = {}, 0, 0, 0, 0
+    t0 = time.time()
+    while nxt < inputs and arm.nboot < max_boots:
+        count = min(chunk, inputs - nxt)
+        b = arm.run(nxt, count, health_every, rate)
+        if not b.started:
+            raise RuntimeError(f"{arm.name}: boot {arm.nboot} ran no input (see "
+                               f"{arm.out}/boots/arms/{arm.name}/boot/fuzz-{arm.nboot}.log)")
+        crashes.update(crashes_of(b))
+        for n in b.unhealthy:
+            crashes.setdefault(n, ["health check failed after this input"])
+        if b.end:
+            guest_ms += b.end["ms"]
+            timed_inputs += b.end["inputs"]
+            nxt += b.end["inputs"]
+        else:
+            guest_ms += b.timing[1]
+            timed_inputs += b.timing[0]
+            nxt = b.started[-1] + 1
+        done = nxt
+        log(f"  FUZZ   {arm.name}: {done}/{inputs} inputs, {len(crashes)} crash(es), "
+            f"boot {arm.nboot}")
+    wall = time.time() - t0
+    return {"inputs": done, "requested": inputs, "boots": arm.nboot, "wall_s": round(wall, 1),
+            "inputs_per_s": round(timed_inputs / (guest_ms / 1000), 1) if guest_ms else 0.0,
+            "inputs_per_s_wall": round(done / wall, 1) if wall else 0.0}, crashes
+
+
+def oracle_for(arm, sig):
+    """oracle(candidates) -> the first that crashes with signature sig (minimize)."""
+    def oracle(blobs):
+        b = arm.try_files(blobs)
+        for n in sorted(crashes_of(b)):
+            s = signature.signature(crashes_of(b)[n])
+            if s and s[:2] == sig[:2]:
+                return n
+        return None
+    return oracle
+
+
+def slug(text):
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40] or "unknown"
+
+
+def finding(arm, n, sig, out, rounds_max, minimize_on):
+    """Minimize input n of arm; write its file and its robust.tsv line."""
+    fdir = os.path.join(out, "findings")
+    os.makedirs(fdir, exist_ok=True)
+    raw = os.path.join(fdir, f"{arm.name}-{n}.raw.ko")
+    seed_path = arm.write(n, raw)
+    with open(raw, "rb") as f:
+        data = f.read()
+    with open(seed_path, "rb") as f:
+        seed = f.read()
+    positions, rounds, small = minimize.changed(seed, data), 0, data
+    if minimize_on:
+        small, positions, rounds = minimize.minimize(seed, data, oracle_for(arm, sig), rounds_max)
+    name = f"fuzz-{slug(sig[1])}-{arm.name}-{n}"
+    path = os.path.join(fdir, name + ".ko")
+    with open(path, "wb") as f:
+        f.write(small)
+    col = corpus.column(arm.name)
+    cols = ["oops" if c == col else "-" for c in corpus.ARM_COLUMNS]
+    note = (f"found by make fuzz on {arm.name} (seed {arm.seed}, input {n}, from "
+            f"{os.path.basename(seed_path)}): '{sig[0]}' in {sig[1]}; minimized to "
+            f"{len(positions)} changed byte(s)"
+            + (f" at {', '.join(hex(p) for p in positions[:8])}" if positions else "")
+            + (f", cut to {len(small)} bytes" if len(small) < len(seed) else ""))
+    line = "\t".join([name, f"file:fuzz/{name}.ko", "-", *cols, note])
+    return {"title": sig[0], "function": sig[1], "in_module": sig[2],
+            "input": os.path.relpath(path, B) if path.startswith(B) else path,
+            "index": n, "seed_module": os.path.basename(seed_path),
+            "changed_bytes": len(positions), "minimize_boots": rounds, "robust_line": line}
+
+
+def reclassify(jpath):
+    """Re-read each signature's first input from the saved console logs with
+    today's signature.py (its module-content rules)."""
+    import glob
+    with open(jpath) as f:
+        results = json.load(f)
+    for arm, a in results["arms"].items():
+        lines = {}
+        for p in glob.glob(os.path.join(os.path.dirname(jpath), "boots", "arms", arm, "boot",
+                                        "fuzz-*.log")):
+            with open(p, errors="replace") as f:
+                lines.update(crashes_of(Boot(f.readlines())))
+        for s in a.get("signatures", []):
+            sig = signature.signature(lines.get(s["index"], []))
+            if sig:
+                s["title"], s["function"], s["in_module"] = sig
+            else:
+                s["function"], s["in_module"] = signature.content(s["function"], s.get("in_module"))
+        sigs = a.get("signatures", [])
+        a["crashes"] = sum(s["count"] for s in sigs if not s["in_module"])
+        a["module_code_crashes"] = sum(s["count"] for s in sigs if s["in_module"])
+    with open(jpath, "w") as f:
+        json.dump(results, f, indent=1)
+        f.write("\n")
+    return 0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seed", type=int, default=int(os.environ.get("FUZZ_SEED", "1")))
+    ap.add_argument("--inputs", type=int, default=int(os.environ.get("FUZZ_INPUTS", "20000")))
+    ap.add_argument("--arms", default=os.environ.get("ARMS", "nomodv base keep remove"))
+    ap.add_argument("--arms-dir", default=os.environ.get("FUZZ_ARMS_DIR", os.path.join(B, "arms")))
+    ap.add_argument("--out", default=os.path.join(B, "fuzz"))
+    ap.add_argument("--chunk", type=int, default=int(os.environ.get("FUZZ_CHUNK", "2000")),
+                    help="inputs per boot at most")
+    ap.add_argument("--health-every", type=int, default=int(os.environ.get("FUZZ_HEALTH", "4")))
+    ap.add_argument("--rate", type=float, default=20.0,
+                    help="inputs/s assumed for a boot's timeout (a hang costs this)")
+    ap.add_argument("--max-boots", type=int, default=int(os.environ.get("FUZZ_MAX_BOOTS", "150")),
+                    help="per arm: bounds an arm whose loader crashes often (pristine 6.1)")
+    ap.add_argument("--minimize-rounds", type=int,
+                    default=int(os.environ.get("FUZZ_MIN_ROUNDS", "10")))
+    ap.add_argument("--no-kasan", action="store_true", help="skip ARM-kasan variants")
+    ap.add_argument("--json", help="results file (default OUT/fuzz.json)")
+    ap.add_argument("--merge", action="store_true",
+                    help="keep the other arms already in the results file (a run in parts)")
+    ap.add_argument("--reclassify", action="store_true",
+                    help="only re-apply signature.py's module-content rules to the results file")
+    args = ap.parse_args(argv)
+    log = lambda s: print(s, flush=True)
+    if args.reclassify:
+        return reclassify(args.json or os.path.join(args.out, "fuzz.json"))
+    bins = build_driver(args.out)
+    arms = args.arms.split()
+    if not args.no_kasan:
+        arms += [a + "-kasan" for a in args.arms.split()
+                 if os.path.isfile(os.path.join(args.arms_dir, a + "-kasan", "kernels", "G0", "bzImage"))]
+    results = {"seed": args.seed, "inputs_per_arm": args.inputs, "arms": {}}
+    jpath = args.json or os.path.join(args.out, "fuzz.json")
+    if args.merge and os.path.isfile(jpath):
+        with open(jpath) as f:
+            old = json.load(f)
+        if old.get("seed") == args.seed:
+            results["arms"] = {a: r for a, r in old.get("arms", {}).items() if a not in arms}
+    rc = 0
+    for name in arms:
+        try:
+            arm = Arm(name, args.arms_dir, args.out, bins, args.seed)
+            res, crashes = fuzz_arm(arm, args.inputs, args.chunk, args.health_every,
+                                    args.rate, args.max_boots, log)
+        except (OSError, RuntimeError, subprocess.CalledProcessError) as e:
+            print(f"modvlab: error: fuzz: {e}", file=sys.stderr)
+            results["arms"][name] = {"error": str(e)}
+            rc = 1
+            continue
+        sigs = {}
+        for n in sorted(crashes):
+            s = signature.signature(crashes[n]) or (
+                "no kernel bug report: the guest stopped" if not crashes[n][:1] or
+                not crashes[n][0].startswith("health") else "health check failed", "?", None)
+            sigs.setdefault(signature.key(s), (s, []))[1].append(n)
+        res["crashes"] = sum(1 for s, ns in sigs.values() if not s[2] for _ in ns)
+        res["module_code_crashes"] = sum(len(ns) for s, ns in sigs.values() if s[2])
+        res["signatures"] = []
+        for s, ns in sigs.values():
+            log(f"  FUZZ   {name}: {len(ns)} x {s[0]} in {s[1]}"
+                + (f" (module content: {s[2]})" if s[2] else "") + "; minimizing input "
+                + str(ns[0]))
+            f = finding(arm, ns[0], s, args.out, args.minimize_rounds, not s[2])
+            f["inputs"] = ns[:50]
+            f["count"] = len(ns)
+            res["signatures"].append(f)
+        results["arms"][name] = res
+        with open(jpath, "w") as f:
+            json.dump(results, f, indent=1)
+            f.write("\n")
+    with open(jpath, "w") as f:
+        json.dump(results, f, indent=1)
+        f.write("\n")
+    lines = [s["robust_line"] for a in results["arms"].values() for s in a.get("signatures", [])]
+    with open(os.path.join(args.out, "robust-lines.tsv"), "w") as f:
+        f.write("# ready lines for workload/robust.tsv (copy the .ko beside them to workload/fuzz/)\n")
+        f.writelines(l + "\n" for l in lines)
+    for name, a in results["arms"].items():
+        for s in a.get("signatures", []):
+            if s.get("robust_line") and not s.get("in_module"):
+                print(f"fuzz: {name}: {s['title']} in {s['function']}: {s['input']}")
+    for name, a in results["arms"].items():
+        if "error" in a:
+            continue
+        log(f"fuzz: {name}: {a['inputs']} inputs, {a['inputs_per_s']} inputs/s in the guest "
+            f"({a['inputs_per_s_wall']}/s with boots), {a['crashes']} crash(es), "
+            f"{len(a['signatures'])} signature(s)")
+    log(f"fuzz: wrote {jpath}")
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

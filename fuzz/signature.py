@@ -1,0 +1,109 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Crash signatures of the fuzzer: the first splat line of a kernel bug report,
+normalized (no addresses, CPU/PID or offsets), plus the faulting function.
+
+The splat denylist is compare/classify.py's SPLATS (one list for the lab)."""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from compare import classify  # noqa: E402
+
+# "RIP: 0010:load_module+0x1a2b/0x2c40" (the module in brackets if it is one)
+RIP = re.compile(r"\bRIP: [0-9a-f]{4}:([A-Za-z0-9_.]+)\+0x[0-9a-f]+/0x[0-9a-f]+(?: \[(\S+)\])?")
+# a call trace frame: " ? asm_user_init+0x39/0x1000 [mod_asm_user]"
+FRAME = re.compile(r"^\s*(?:\? )?([A-Za-z0-9_.]+)\+0x[0-9a-f]+/0x[0-9a-f]+(?: \[(\S+)\])?\s*$")
+# "WARNING: CPU: 0 PID: 1 at fs/sysfs/dir.c:32 sysfs_warn_dup+0x5e/0x70"
+WARN_AT = re.compile(r"\bat (\S+:\d+) ([A-Za-z0-9_.]+)\+0x")
+# "BUG: KASAN: slab-out-of-bounds in find_sec+0x21/0x80"
+IN_FUNC = re.compile(r"\bin ([A-Za-z0-9_.]+)\+0x[0-9a-f]+/0x[0-9a-f]+")
+# "UBSAN: array-index-out-of-bounds in kernel/module/main.c:1234:56"
+IN_FILE = re.compile(r"\bin (\S+\.[ch]):\d+(?::\d+)?")
+_NOISE = [
+    (re.compile(r"\baddress\b.*$"), "address"),      # the address and error code vary
+    (re.compile(r"CPU: \d+ PID: \d+ (?:Comm: \S+ )?"), ""),
+    (re.compile(r"\+0x[0-9a-f]+/0x[0-9a-f]+"), ""),
+    (re.compile(r"\b(?:0x)?[0-9a-f]{8,16}\b"), "ADDR"),
+    (re.compile(r"\[#\d+\]"), ""),
+    (re.compile(r"\s+"), " "),
+]
+
+
+# Where a fault or warning means the module's content is wrong, not its ELF
+# structure: the kernel's checks of the code it patches at the sites the
+# module's own (in-range, well-formed) relocations point to. A module built
+# with such code would do the same; no loader check on the file can tell.
+CONTENT = {"ftrace_verify_code", "apply_returns", "apply_retpolines", "apply_alternatives",
+           "apply_paravirt", "__insn_get_emulate_prefix", "insn_get_prefixes", "insn_decode",
+           "text_poke_early",
+           # a jump to garbage through mod->init or mod->exit, which the loader has
+           # checked point into the module: into its bytes at a wrong offset
+           "? from do_one_initcall", "? from __x64_sys_delete_module"}
+
+
+def message(line):
+    """The kernel message of a console line or of a driver "S <n> text" line."""
+    line = classify.strip_stamp(line.strip())
+    m = re.match(r"^S \d+ (.*)$", line)
+    return classify.strip_stamp(m.group(1)) if m else line
+
+
+def normalize(title):
+    for pat, rep in _NOISE:
+        title = pat.sub(rep, title)
+    return title.strip(" :,")
+
+
+def signature(lines):
+    """(title, function, in_module) of the first bug report in lines, or None.
+
+    in_module names the module when the fault is in a module's own code (its
+    init ran with a corrupted body), or is "content" for the kernel's checks
+    of the code it patches (CONTENT), not the loader's."""
+    msgs = [message(l) for l in lines]
+    first = next((i for i, m in enumerate(msgs) if classify.is_splat(m)), None)
+    if first is None:
+        return None
+    title = msgs[first]
+    func, in_module = None, None
+    m = WARN_AT.search(title) or IN_FUNC.search(title)
+    if m:
+        func = m.group(m.lastindex)
+    for msg in msgs[first:]:
+        r = RIP.search(msg)
+        if r:
+            func = func or r.group(1)
+            in_module = r.group(2)
+            break
+    if not in_module:
+        # a fault while a module's own function is on the stack: its code ran
+        for msg in msgs[first:]:
+            fr = FRAME.match(msg)
+            if fr and fr.group(2):
+                in_module = fr.group(2)
+                break
+    if not func:
+        # RIP not in any symbol (a jump to garbage): the first frame of the trace
+        for msg in msgs[first:]:
+            fr = FRAME.match(msg)
+            if fr:
+                func, in_module = "? from " + fr.group(1), fr.group(2)
+                break
+    if not func:
+        m = IN_FILE.search(title)
+        func = m.group(1) if m else "?"
+    func, in_module = content(func, in_module)
+    return normalize(title), func, in_module
+
+
+def content(func, in_module):
+    """(function without gcc's clone suffix, in_module or "content")."""
+    func = re.sub(r"\.(?:constprop|isra|part|cold)(?:\.\d+)*$", "", func)
+    if not in_module and func in CONTENT:
+        in_module = "content"
+    return func, in_module
+
+
+def key(sig):
+    return f"{sig[0]} | {sig[1]}"

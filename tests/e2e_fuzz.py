@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: GPL-2.0
+"""End-to-end: a short fixed-seed make fuzz run (FUZZ_TEST_INPUTS per arm,
+FUZZ_TEST_SEED) on the series arms keep and remove, which must not crash:
+no kernel bug report in the loader, no guest that stopped, no failed health
+check. Inputs whose module code itself ran corrupted are counted apart by
+fuzz/run.py and are not the loader's. Skipped when neither arm is built."""
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+B = os.environ.get("B", os.path.join(TOP, "build"))
+ARMS = [a for a in ("keep", "remove")
+        if os.path.isfile(os.path.join(B, "arms", a, "kernels", "G0", "bzImage"))]
+INPUTS = int(os.environ.get("FUZZ_TEST_INPUTS", "300"))
+SEED = int(os.environ.get("FUZZ_TEST_SEED", "16"))
+
+
+@unittest.skipUnless(ARMS, "neither keep nor remove is built")
+class TestFuzzSeries(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        out = os.path.join(B, "fuzz-test")
+        cls.r = subprocess.run([sys.executable, os.path.join(TOP, "fuzz", "run.py"),
+                                "--seed", str(SEED), "--inputs", str(INPUTS),
+                                "--arms", " ".join(ARMS), "--no-kasan", "--out", out,
+                                "--minimize-rounds", "3"],
+                               capture_output=True, text=True, timeout=1800)
+        with open(os.path.join(out, "fuzz.json")) as f:
+            cls.res = json.load(f)
+
+    def test_ran_every_input(self):
+        self.assertEqual(self.r.returncode, 0, self.r.stderr[-2000:])
+        for arm in ARMS:
+            with self.subTest(arm=arm):
+                self.assertEqual(self.res["arms"][arm]["inputs"], INPUTS)
+                self.assertGreater(self.res["arms"][arm]["inputs_per_s"], 0)
+
+    def test_no_loader_crash(self):
+        for arm in ARMS:
+            a = self.res["arms"][arm]
+            with self.subTest(arm=arm):
+                bad = [f"{s['title']} in {s['function']} (input {s['index']}: "
+                       f"{s['robust_line'].split(chr(9))[0]})"
+                       for s in a["signatures"] if not s.get("in_module")]
+                self.assertEqual(a["crashes"], 0, "; ".join(bad))

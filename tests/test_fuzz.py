@@ -1,0 +1,194 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Unit tests of make fuzz's host side (fuzz/): the mutator regenerates the
+same input from (seed, index), the minimizer finds the fewest bytes a fake
+oracle needs, crash signatures and the guest's console lines are read right,
+and a saved finding goes into the corpus with the file: recipe."""
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(TOP, "fuzz"))
+sys.path.insert(0, os.path.join(TOP, "workload"))
+import corpus  # noqa: E402
+import minimize  # noqa: E402
+import run as fuzzrun  # noqa: E402
+import signature  # noqa: E402
+
+SEED_C = "int counter;\nint get(void) { return counter + 1; }\nconst char *s = \"modvlab\";\n"
+
+
+class TestMutator(unittest.TestCase):
+    """The C mutator, built for the host, over a small relocatable ELF."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        t = cls.tmp.name
+        cls.bins = fuzzrun.build_driver(t)
+        with open(os.path.join(t, "s.c"), "w") as f:
+            f.write(SEED_C)
+        cls.seed = os.path.join(t, "s.o")
+        subprocess.run(["gcc", "-c", "-O2", "-o", cls.seed, os.path.join(t, "s.c")], check=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def write(self, seed, index, *seeds):
+        out = os.path.join(self.tmp.name, f"in-{seed}-{index}.ko")
+        r = subprocess.run([self.bins["host"], "write", str(seed), str(index), out,
+                            *(seeds or [self.seed])], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(out, "rb") as f:
+            return f.read()
+
+    def test_same_seed_and_index_same_bytes(self):
+        for i in (0, 1, 17, 4242):
+            self.assertEqual(self.write(7, i), self.write(7, i))
+
+    def test_inputs_differ_from_the_seed_and_each_other(self):
+        with open(self.seed, "rb") as f:
+            good = f.read()
+        inputs = [self.write(7, i) for i in range(40)]
+        self.assertGreater(sum(x != good for x in inputs), 30)
+        self.assertGreater(len(set(inputs)), 30)
+        self.assertNotEqual(self.write(7, 3), self.write(8, 3))
+        self.assertTrue(any(len(x) < len(good) for x in inputs), "no truncation in 40 inputs")
+
+    def test_rejects_a_seed_that_is_not_elf(self):
+        bad = os.path.join(self.tmp.name, "bad.ko")
+        with open(bad, "wb") as f:
+            f.write(b"not an ELF file at all, but long enough to have a header" * 2)
+        r = subprocess.run([self.bins["host"], "write", "1", "0", bad + ".out", bad],
+                           capture_output=True, text=True)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("not a usable ELF64 module", r.stderr)
+
+
+class TestMinimize(unittest.TestCase):
+    def test_finds_the_bytes_the_oracle_needs(self):
+        seed = bytes(range(256)) * 4
+        data = bytearray(seed)
+        for p in (3, 50, 51, 300, 700, 701, 702, 900):
+            data[p] ^= 0xff
+        need = {51, 701}
+        calls = []
+
+        def oracle(cands):
+            calls.append(len(cands))
+            for i, c in enumerate(cands):
+                if all(c[p] == data[p] for p in need):
+                    return i
+            return None
+
+        small, pos, rounds = minimize.minimize(seed, bytes(data), oracle, max_rounds=30)
+        self.assertEqual(set(pos), need)
+        self.assertEqual(minimize.changed(seed, small), sorted(need))
+        self.assertEqual(rounds, len(calls))
+
+    def test_keeps_a_truncation(self):
+        seed = bytes(100)
+        data = bytearray(seed[:60])
+        data[10] = 1
+        data[20] = 2
+        small, pos, _ = minimize.minimize(seed, bytes(data),
+                                          lambda cs: next((i for i, c in enumerate(cs)
+                                                           if c[20] == 2), None))
+        self.assertEqual(pos, [20])
+        self.assertEqual(len(small), 60)
+
+    def test_bounded_rounds(self):
+        seed = bytes(64)
+        data = bytes([1] * 64)
+        _, pos, rounds = minimize.minimize(seed, data, lambda cs: None, max_rounds=3)
+        self.assertLessEqual(rounds, 3)
+        self.assertEqual(len(pos), 64)      # nothing smaller crashed: all kept
+
+
+OOPS = """\
+F 11
+F 12
+[    1.000044] BUG: unable to handle page fault for address: 000000fea0001064
+[    1.000148] #PF: supervisor read access in kernel mode
+[    1.000503] Oops: 0000 [#1] PREEMPT SMP NOPTI
+[    1.000607] CPU: 0 PID: 1 Comm: init Tainted: G        W  O       6.1.192 #1
+[    1.000818] RIP: 0010:apply_relocate_add+0x16c/0x228
+[    1.005882] Kernel panic - not syncing: Fatal exception
+""".splitlines(True)
+
+WARN = """\
+F 5
+S 5 ------------[ cut here ]------------
+S 5 WARNING: CPU: 1 PID: 1 at fs/sysfs/dir.c:32 sysfs_warn_dup+0x5e/0x70
+S 5 RIP: 0010:sysfs_warn_dup+0x5e/0x70
+F 6
+# fuzz end inputs=2 loaded=0 splats=1 unhealthy=0 ms=40
+""".splitlines(True)
+
+
+class TestConsole(unittest.TestCase):
+    def test_a_dying_guest_names_the_input(self):
+        b = fuzzrun.Boot(OOPS)
+        self.assertEqual(b.died, 12)
+        crashes = fuzzrun.crashes_of(b)
+        self.assertEqual(list(crashes), [12])
+        self.assertEqual(signature.signature(crashes[12]),
+                         ("BUG: unable to handle page fault for address", "apply_relocate_add", None))
+
+    def test_a_warning_the_guest_survives(self):
+        b = fuzzrun.Boot(WARN)
+        self.assertIsNone(b.died)
+        self.assertEqual(b.end["inputs"], 2)
+        sig = signature.signature(fuzzrun.crashes_of(b)[5])
+        self.assertEqual(sig, ("WARNING: at fs/sysfs/dir.c:32 sysfs_warn_dup", "sysfs_warn_dup", None))
+
+    def test_module_code_and_kasan(self):
+        sig = signature.signature(["[ 1.0] general protection fault, probably for non-canonical "
+                                   "address 0xdead000000000100: 0000 [#1] SMP",
+                                   "[ 1.1] RIP: 0010:asm_user_init+0x12/0x2ca [mod_asm_user]"])
+        self.assertEqual(sig[1:], ("asm_user_init", "mod_asm_user"))
+        sig = signature.signature(["S 3 BUG: KASAN: slab-out-of-bounds in find_sec+0x21/0x80"])
+        self.assertEqual(sig[:2], ("BUG: KASAN: slab-out-of-bounds in find_sec", "find_sec"))
+        sig = signature.signature(["UBSAN: shift-out-of-bounds in kernel/module/main.c:12:3"])
+        self.assertEqual(sig[1], "kernel/module/main.c")
+        self.assertIsNone(signature.signature(["F 1", "all fine"]))
+
+    def test_initramfs_is_newc(self):
+        with tempfile.TemporaryDirectory() as t:
+            p = os.path.join(t, "x.cpio.gz")
+            fuzzrun.initramfs(p, b"\x7fELF", "run 1 0 1 1 /h.ko /s0.ko", {"/s0.ko": b"abc"})
+            import gzip
+            with gzip.open(p) as f:
+                blob = f.read()
+        self.assertTrue(blob.startswith(b"070701"))
+        self.assertIn(b"fuzz.args\0", blob)
+        self.assertIn(b"TRAILER!!!\0", blob)
+
+
+class TestFileRecipe(unittest.TestCase):
+    def test_file_recipe_reads_under_workload(self):
+        name = "fuzz/.test-file-recipe.ko"
+        path = os.path.join(TOP, "workload", name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        try:
+            with open(path, "wb") as f:
+                f.write(b"\x7fELF saved")
+            self.assertEqual(corpus.apply("file:" + name, b"ignored"), b"\x7fELF saved")
+        finally:
+            os.unlink(path)
+        with self.assertRaises(corpus.CorpusError):
+            corpus.apply("file:fuzz/no-such-file.ko", b"")
+
+
+class TestGarbageRip(unittest.TestCase):
+    def test_jump_to_garbage_is_named_by_its_caller(self):
+        lines = ["[ 2.4] general protection fault, probably for non-canonical address 0xef: 0000",
+                 "[ 2.4] RIP: 0010:0xef28a83be8410c66",
+                 "[ 2.4] Call Trace:", "[ 2.4]  <TASK>",
+                 "[ 2.4]  ? asm_user_init+0x39/0x1000 [mod_asm_user]",
+                 "[ 2.4]  ? do_one_initcall+0x8f/0x193"]
+        self.assertEqual(signature.signature(lines)[1:], ("? from asm_user_init", "mod_asm_user"))

@@ -54,7 +54,8 @@ def own_verdict(m, to_vmlinux, to_magic):
     only the to-kernel's vmlinux exports are checked, as the loader does."""
     if vermagic_rest(m["vermagic"]) != to_magic:
         return "refused:vermagic"
-    for sym, crc in m["versions"].items():
+    # the loader checks module_layout first (check_modstruct_version)
+    for sym, crc in sorted(m["versions"].items(), key=lambda kv: kv[0] != "module_layout"):
         if sym in to_vmlinux and to_vmlinux[sym] != crc:
             return f"refused:crc-mismatch:{sym}"
     return "loaded"

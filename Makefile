@@ -24,6 +24,14 @@ TEST_ROBUST ?= versions-truncated versions-unterminated versions-crc-flip \
 	this-module-nobits-past-eof shoff-past-eof truncated-half empty-file \
 	not-elf unprivileged-uid unprivileged-nocap forced-vermagic \
 	layout-record-differs
+# make history: Debian's real 6.1 uploads (empty = every one the archive serves;
+# "55 57" limits, "newest:2" takes the newest two); MODULES=DIR adds your own
+# out-of-tree module source. make test runs a reduced real history:
+HISTORY ?=
+MODULES ?=
+TEST_HISTORY ?= newest:2
+TEST_HISTORY_SAMPLE ?= sha3_generic dummy minix crc7
+TEST_HISTORY_DKMS ?= vpoll-dkms
 export TOP B ACCEL TIMEOUT JOBS GENS PLANS ROBUST_INPUTS
 
 ALL_ARMS := $(shell cd $(TOP) && python3 -m compare.tables arms)
@@ -31,7 +39,7 @@ ALL_ARMS := $(shell cd $(TOP) && python3 -m compare.tables arms)
 ARMS ?= $(shell cd $(TOP) && python3 -m compare.tables arms ready)
 
 .DEFAULT_GOAL := help
-.PHONY: help deps tree compare compare-run report test test-run unit bisect bench robust \
+.PHONY: help deps tree compare compare-run report test test-run unit bisect bench robust history \
 	clean clean-tree $(ALL_ARMS)
 
 help:
@@ -47,6 +55,7 @@ help:
 	@echo '  bench        costs: clean builds (ccache off, interleaved), load time vs imports'
 	@echo '               (QUICK=1: the sanity run); writes build/report/bench.json'
 	@echo '  robust       the bad-module corpus on every arm and on a KASAN/UBSAN build'
+	@echo '  history      real updates: Debian 6.1 uploads, in-tree + DKMS modules, per policy'
 	@echo '  unit         unit tests only (seconds; no kernel build)'
 	@echo '  deps         check Debian packages; install the missing ones as root'
 	@echo '  tree         extract linux-source-6.1 into build/linux (once)'
@@ -60,6 +69,9 @@ help:
 	@echo '  JOBS=$(JOBS)            parallel kbuild jobs'
 	@echo '  GENS=$(GENS)             kernel generations to run (default: all in workload/gens/)'
 	@echo '  TEST_GENS=$(TEST_GENS)   the generations make test runs'
+	@echo '  HISTORY=$(HISTORY)          uploads for make history ("55 57", newest:2; default all)'
+	@echo '  MODULES=$(MODULES)          your own out-of-tree module source dir for make history'
+	@echo '  TEST_HISTORY=$(TEST_HISTORY) the uploads make test runs'
 	@echo '  PLANS=$(PLANS)            extra boots: robust, bench (make test: $(TEST_PLANS))'
 	@echo '  B=$(B)'
 	@echo '               build folder; ccache lives in ~/.cache/modvlab'
@@ -114,9 +126,16 @@ test:
 
 test-run: deps
 	@rm -rf "$(B)/report" $(foreach a,$(ARMS),"$(B)/arms/$(a)/boot" "$(B)/arms/$(a)"-*/boot)
+	@OUT="$(B)/history" HISTORY="$(TEST_HISTORY)" SAMPLE_ONLY="$(TEST_HISTORY_SAMPLE)" \
+		DKMS_ONLY="$(TEST_HISTORY_DKMS)" sh history/run.sh || true
 	@$(MAKE) --no-print-directory compare-run GENS="$(TEST_GENS)" PLANS="$(TEST_PLANS)" \
 		ROBUST_INPUTS="$(TEST_ROBUST)" BENCH_QUICK=1 || true
 	@python3 tests/run.py --e2e
+
+# Real updates: Debian's own kernel uploads and -dkms modules (heavy: one
+# boot per kernel and batch; downloads cached in build/history).
+history:
+	@OUT="$(B)/history" HISTORY="$(HISTORY)" MODULES="$(MODULES)" sh history/run.sh
 
 bench: compare
 	@sh lab/bench.sh $(if $(QUICK),--quick)

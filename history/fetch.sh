@@ -2,15 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 # Fetch Debian's bookworm 6.1 kernel uploads (image, headers, kbuild) into build/history/up/N.
 # Usage: history/fetch.sh OUT [ABINUM...]   (no numbers: every upload apt-cache lists)
+#        history/fetch.sh --list            (the abinums the archive serves, oldest first)
 # Packages are apt-get download'ed and dpkg -x'ed, never installed; an unpacked
 # upload (its .done stamp) is not fetched again. Prints the abinums fetched.
 set -u
-out=$1; shift
-mkdir -p "$out/debs" "$out/up" || exit 1
+out=${1:?usage: fetch.sh OUT [ABINUM...] | --list}; shift
 served=$(apt-cache search 'linux-headers-6.1.0-[0-9]*-amd64$' |
 	sed -n 's/^linux-headers-6\.1\.0-\([0-9]*\)-amd64 .*/\1/p' | sort -n)
 [ -n "$served" ] || { echo "history: apt-cache lists no linux-headers-6.1.0-N-amd64 (run apt-get update?)" >&2; exit 1; }
+if [ "$out" = --list ]; then echo "$served"; exit 0; fi
 want=${*:-$served}
+mkdir -p "$out/debs" "$out/up" || exit 1
 kbuild_ver=$(apt-cache madison linux-kbuild-6.1 | awk 'NR==1 {print $3}')
 rc=0
 for n in $want; do

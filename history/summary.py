@@ -119,6 +119,11 @@ def main(argv):
     res = {"uploads": uploads, "policies": POLICIES, "updates": updates,
            "sample": sample, "dkms": dkms}
     (out / "history.json").write_text(json.dumps(res, indent=1))
+    from compare.sections.history import svg    # the report's own plot of it
+    try:
+        (out / "history.svg").write_text(svg(res))
+    except (ValueError, KeyError, IndexError):
+        pass
     bad = [c for c in sample if not c["agree"]]
     for c in bad:
         print(f"history: 6.1.0-{c['from']} {c['module']} into 6.1.0-{c['to']}: host predicted "

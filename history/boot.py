@@ -134,8 +134,11 @@ def run_boot(out, to, boot, cases, env):
 def outcome(att):
     """(outcome, check, dmesg) of one ktap.Attempt."""
     r = att.result
-    if r is None:
-        return "crashed" if att.started else "not-reached", None, [x.text for x in att.dmesg]
+    if r is None:   # the kernel's first bug report line says why
+        splat = next((x.text.split("] ", 1)[-1] for x in att.console
+                      if re.search(r"BUG|Oops|general protection|panic", x.text)), None)
+        return ("crashed" if att.started else "not-reached", None,
+                [x.text for x in att.dmesg] + ([splat] if splat else []))
     res = "loaded" if r.ok else f"{r.token}:{r.kv.get('errno', '?')}"
     return res, r.kv.get("check"), [x.text for x in att.dmesg]
 

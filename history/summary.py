@@ -92,6 +92,8 @@ def main(argv):
                        "agree": (pred == "loaded") == (obs == "loaded"),
                        "forced": (case.get("forced") or {}).get("outcome"),
                        "forced_check": (case.get("forced") or {}).get("check"),
+                       "forced_reason": next(iter((case.get("forced") or {}).get("dmesg", [])[-1:]),
+                                             None),
                        "judged": judge(case)})
     updates = []
     pairs = matrix["pairs"]

@@ -79,10 +79,13 @@ def blocks(data, report):
     sample = data.get("sample") or []
     if sample:
         out.append(doc.Details(f"The booted sample ({len(sample)} loads)", [doc.Table(
-            ["from", "to", "module", "host predicted", "boot", "check", "forced", "forced check"],
+            ["from", "to", "module", "host predicted", "boot", "check", "forced", "forced check",
+             "forced: last kernel line"],
             [[f"6.1.0-{c['from']}", f"6.1.0-{c['to']}", doc.Code(c["module"]), c["predicted"],
               c["observed"], c.get("check") or NONE, c.get("forced") or NONE,
-              c.get("forced_check") or NONE] for c in sample])]))
+              c.get("forced_check") or NONE,
+              doc.Code(c["forced_reason"]) if c.get("forced") and c.get("forced_reason") else NONE]
+             for c in sample])]))
     dk = data.get("dkms") or []
     if dk:
         later = sorted({k for d in dk for k in d["outcomes"]}, key=lambda a: int(a.split("-")[-1]))

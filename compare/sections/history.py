@@ -71,7 +71,7 @@ def blocks(data, report):
         for p in pols:
             for k in tot[p]:
                 tot[p][k] += (u.get("refusals") or {}).get(p, {}).get(k, 0)
-    out.append(doc.Table(["policy", "sampled refusals", "needless (works when forced)",
+    out.append(doc.Table(["policy", "sampled refusals (every upload pair)", "needless (works when forced)",
                           "needed (fails forced)", "unknown (no self-check)"],
                          [[doc.Bold(p), num(sum(t.values())), num(t["needless"]),
                            num(t["needed"]), num(t["unknown"])] for p, t in tot.items()],

@@ -85,9 +85,15 @@ def fs_images(out):
 
 
 def guest_path(host):
-    """/m/u<upload>/<file>.ko for a module unpacked under OUT/up/<upload>/."""
-    m = re.search(r"/up/(\d+)/", os.path.abspath(host))
-    return f"/m/u{m.group(1) if m else 'x'}/{os.path.basename(host)}"
+    """/m/u<upload>/<file>.ko for a module unpacked under OUT/up/<upload>/,
+    /m/d<upload>-<pkg>/<file>.ko for one built under OUT/dkms/build/<pkg>/<upload>/:
+    distinct builds of a module never share a guest path."""
+    p = os.path.abspath(host)
+    if m := re.search(r"/up/(\d+)/", p):
+        return f"/m/u{m.group(1)}/{os.path.basename(p)}"
+    if m := re.search(r"/dkms/build/([^/]+)/(\d+)/", p):
+        return f"/m/d{m.group(2)}-{m.group(1)}/{os.path.basename(p)}"
+    raise ValueError(f"{host}: not a module of an upload or of a DKMS build")
 
 
 def run_boot(out, to, boot, cases, env):

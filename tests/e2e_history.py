@@ -48,12 +48,20 @@ class History(unittest.TestCase):
             self.assertEqual(u["survive"]["per-upload"]["modules"], 0)
             self.assertEqual(u["survive"]["never-bump"]["unsafe"], mv["of"] - mv["modules"])
 
+    def layout_changed(self, a, b):
+        return any(u["module_layout_changed"] for u in self.h["updates"]
+                   if u["from"] == a and u["to"] == b)
+
     def test_dkms_rebuild_loads(self):
         self.assertTrue(self.h["dkms"], "no DKMS module in the run")
         for d in self.h["dkms"]:
             self.assertEqual(d["build"], "ok", d)
             own = d["outcomes"].get(d["built_for"])
             # built against an upload's headers, it loads into that upload's kernel
+            # a build imports module_layout: refused wherever it changed since
+            for to, out in d["outcomes"].items():
+                if self.layout_changed(d["built_for"], to):
+                    self.assertNotEqual(out, "loaded", (d["module"], d["built_for"], to))
             if d["module"] == "vpoll":
                 self.assertEqual(own, "loaded", d)
                 self.assertEqual(d["checks"][d["built_for"]], "pass", d)

@@ -155,6 +155,13 @@ class Tables(unittest.TestCase):
         self.assertTrue(boot.read_sample(top / "history/sample.tsv"))
         self.assertTrue(dkms.read_table(top / "history/dkms.tsv"))
 
+    def test_guest_paths_distinct(self):
+        paths = ["/o/up/47/lib/modules/x/kernel/fs/ext4/ext4.ko", "/o/up/50/lib/x/ext4.ko",
+                 "/o/dkms/build/vpoll-dkms/47/vpoll.ko", "/o/dkms/build/vpoll-dkms/57/vpoll.ko"]
+        self.assertEqual(len({boot.guest_path(p) for p in paths}), 4)
+        with self.assertRaises(ValueError):
+            boot.guest_path("/elsewhere/a.ko")
+
     def test_dep_order(self):
         f = {"a": {"depends": ["b"]}, "b": {"depends": ["c"]}, "c": {"depends": []}}
         self.assertEqual(boot.dep_order("a", f), ["c", "b"])

@@ -28,6 +28,14 @@ TEST_ROBUST ?= versions-truncated versions-unterminated versions-crc-flip \
 # run (tests/e2e_fuzz.py: FUZZ_TEST_INPUTS per arm)
 FUZZ_SEED ?= 1
 FUZZ_INPUTS ?= 20000
+# make history: Debian's real 6.1 uploads (empty = every one the archive serves;
+# "55 57" limits, "newest:2" takes the newest two); MODULES=DIR adds your own
+# out-of-tree module source. make test runs a reduced real history:
+HISTORY ?=
+MODULES ?=
+TEST_HISTORY ?= newest:2
+TEST_HISTORY_SAMPLE ?= sha3_generic dummy minix crc7
+TEST_HISTORY_DKMS ?= vpoll-dkms
 export TOP B ACCEL TIMEOUT JOBS GENS PLANS ROBUST_INPUTS FUZZ_SEED FUZZ_INPUTS
 
 ALL_ARMS := $(shell cd $(TOP) && python3 -m compare.tables arms)
@@ -42,7 +50,7 @@ ARMS ?= $(shell cd $(TOP) && python3 -m compare.tables arms ready)
 
 .DEFAULT_GOAL := help
 .PHONY: help deps tree compare compare-run report test test-run unit bisect asm-audit bench robust \
-	fuzz detect detect-dwarf clean clean-tree $(ALL_ARMS)
+	fuzz detect detect-dwarf history clean clean-tree $(ALL_ARMS)
 
 help:
 	@echo 'modvlab: keep or remove CONFIG_MODVERSIONS, measured'
@@ -61,6 +69,7 @@ help:
 	@echo '  detect-dwarf the dwarf detector'"'"'s debug-info build of $(DWARF_ARM)-dwarf, then detect'
 	@echo '  fuzz         the module fuzzer on every arm (and ARM-kasan where built):'
 	@echo '               build/fuzz/fuzz.json, minimized findings in build/fuzz/findings/'
+	@echo '  history      real updates: Debian 6.1 uploads, in-tree + DKMS modules, per policy'
 	@echo '  unit         unit tests only (seconds; no kernel build)'
 	@echo '  deps         check Debian packages; install the missing ones as root'
 	@echo '  tree         extract linux-source-6.1 into build/linux (once)'
@@ -74,6 +83,9 @@ help:
 	@echo '  JOBS=$(JOBS)            parallel kbuild jobs'
 	@echo '  GENS=$(GENS)             kernel generations to run (default: all in workload/gens/)'
 	@echo '  TEST_GENS=$(TEST_GENS)   the generations make test runs'
+	@echo '  HISTORY=$(HISTORY)          uploads for make history ("55 57", newest:2; default all)'
+	@echo '  MODULES=$(MODULES)          your own out-of-tree module source dir for make history'
+	@echo '  TEST_HISTORY=$(TEST_HISTORY) the uploads make test runs'
 	@echo '  PLANS=$(PLANS)            extra boots: robust, bench (make test: $(TEST_PLANS))'
 	@echo '  FUZZ_SEED=$(FUZZ_SEED) FUZZ_INPUTS=$(FUZZ_INPUTS)'
 	@echo '               make fuzz: the seed, and the inputs per arm'
@@ -155,9 +167,16 @@ test:
 
 test-run: deps
 	@rm -rf "$(B)/report" $(foreach a,$(ARMS),"$(B)/arms/$(a)/boot" "$(B)/arms/$(a)"-*/boot)
+	@OUT="$(B)/history" HISTORY="$(TEST_HISTORY)" SAMPLE_ONLY="$(TEST_HISTORY_SAMPLE)" \
+		DKMS_ONLY="$(TEST_HISTORY_DKMS)" sh history/run.sh || true
 	@$(MAKE) --no-print-directory compare-run GENS="$(TEST_GENS)" PLANS="$(TEST_PLANS)" \
 		ROBUST_INPUTS="$(TEST_ROBUST)" BENCH_QUICK=1 || true
 	@python3 tests/run.py --e2e
+
+# Real updates: Debian's own kernel uploads and -dkms modules (heavy: one
+# boot per kernel and batch; downloads cached in build/history).
+history:
+	@OUT="$(B)/history" HISTORY="$(HISTORY)" MODULES="$(MODULES)" sh history/run.sh
 
 bench: compare
 	@sh lab/bench.sh $(if $(QUICK),--quick)

@@ -106,3 +106,53 @@ def svg_load_vs_imports(load_ns, title="Module load time vs imported symbols"):
         out.append(f'<text x="{lx + 30}" y="{ly + 4}">{escape(arm)}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def svg_share_lines(series, xlabels, title, ylabel):
+    """series: {name: [share 0..1 per x label]} -> an <svg> of one line per name
+    over categorical x labels (in order), y from 0 to 100 %.
+
+    Raises ValueError when there is nothing to draw."""
+    if not xlabels or not series:
+        raise ValueError("svg_share_lines: nothing to plot")
+    pw, ph = W - LEFT - RIGHT, H - TOP - BOTTOM
+
+    def px(i):
+        return LEFT + (0.5 if len(xlabels) == 1 else i / (len(xlabels) - 1)) * pw
+
+    def py(s):
+        return TOP + ph - s * ph
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" '
+           f'viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">',
+           f"<title>{escape(title)}</title>",
+           f'<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="none" stroke="#000"/>',
+           f'<text x="{LEFT + pw / 2:.1f}" y="{TOP - 14}" text-anchor="middle" '
+           f'font-size="14">{escape(title)}</text>']
+    for i, lab in enumerate(xlabels):
+        x = px(i)
+        out.append(f'<line x1="{x:.1f}" y1="{TOP}" x2="{x:.1f}" y2="{TOP + ph}" stroke="#ddd"/>')
+        out.append(f'<text x="{x:.1f}" y="{TOP + ph + 19}" text-anchor="middle">{escape(str(lab))}</text>')
+    for pct in range(0, 101, 25):
+        y = py(pct / 100)
+        out.append(f'<line x1="{LEFT - 5}" y1="{y:.1f}" x2="{LEFT}" y2="{y:.1f}" stroke="#000"/>')
+        out.append(f'<text x="{LEFT - 8}" y="{y + 4:.1f}" text-anchor="end">{pct} %</text>')
+    out.append(f'<text transform="translate(18 {TOP + ph / 2:.1f}) rotate(-90)" '
+               f'text-anchor="middle">{escape(ylabel)}</text>')
+    colours = iter(OTHER_COLOURS * (len(series) // len(OTHER_COLOURS) + 1))
+    for k, (name, ys) in enumerate(series.items()):
+        colour = next(colours)
+        pts = [(px(i), py(s)) for i, s in enumerate(ys) if s is not None]
+        # a small vertical offset per line, so equal lines stay visible
+        pts = [(x, y - 2 * k) for x, y in pts]
+        out.append(f'<polyline class="policy" data-policy={quoteattr(name)} points="'
+                   + " ".join(f"{x:.1f},{y:.1f}" for x, y in pts)
+                   + f'" fill="none" stroke="{colour}" stroke-width="2"/>')
+        for (x, y), s in zip(pts, [s for s in ys if s is not None]):
+            out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{colour}">'
+                       f"<title>{escape(name)}: {100 * s:.1f} %</title></circle>")
+        ly, lx = TOP + 10 + 20 * k, LEFT + pw + 16
+        out.append(f'<line x1="{lx}" y1="{ly}" x2="{lx + 24}" y2="{ly}" stroke="{colour}" stroke-width="2"/>')
+        out.append(f'<text x="{lx + 30}" y="{ly + 4}">{escape(name)}</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"

@@ -16,8 +16,8 @@ import importlib
 
 from .. import doc
 
-ORDER = ["header", "verdicts", "updates", "release", "sanity", "other", "sizes", "detectors", "audit",
-         "robustness", "fuzzing", "costs", "reasons"]
+ORDER = ["header", "verdicts", "updates", "release", "sanity", "other", "sizes",
+         "detectors", "audit", "robustness", "fuzzing", "history", "costs", "reasons"]
 SECTIONS = [importlib.import_module(f"{__name__}.{name}") for name in ORDER]
 
 

@@ -5,12 +5,17 @@
  * the taint mask and the kernel log lines that the attempt produced.
  *
  * Plan lines (one attempt each; '#' comments and empty lines are skipped):
- *	name|flags|repeat|module.ko|dep1.ko,dep2.ko
+ *	name|flags|repeat|module.ko|dep1.ko,dep2.ko[|check command]
  * flags: '-' or any of 'm' (MODULE_INIT_IGNORE_MODVERSIONS) and
  * 'v' (MODULE_INIT_IGNORE_VERMAGIC), and at most one of 'u' (the module, not
  * its deps, is loaded by a child process running as uid/gid 65534, so without
  * any capability) and 'c' (by a child that stays uid 0 but has dropped
- * CAP_SYS_MODULE from its bounding, permitted and effective sets).
+ * CAP_SYS_MODULE from its bounding, permitted and effective sets), and 'd'
+ * (the deps are loaded with the same m/v flags: a forced load of an old
+ * module brings its old deps). A dep that is already loaded (EEXIST) is
+ * used as it is and left loaded.
+ * The optional check command runs (/bin/sh -c) while the module is loaded;
+ * its exit status is reported as check=pass|fail (check=none without one).
  * Deps are loaded first and unloaded after. A loaded module is unloaded by
  * the name /proc/modules shows for it (its file name need not be its name).
  * repeat > 1 loads and unloads the module that many times and reports the
@@ -320,8 +325,10 @@ static void run_case(int n, char *line)
 	char *repstr = strsep(&line, "|");
 	char *mod = strsep(&line, "|");
 	char *depstr = line ? strsep(&line, "|") : NULL;
+	char *check = line && *line ? line : NULL;
+	const char *cres = "none";
 	char *deps[MAX_DEPS];
-	int ndeps = 0, flags = 0, err = 0, derr = 0, uerr = 0, i, r, repeat;
+	int depflags = 0, ndeps = 0, flags = 0, err = 0, derr = 0, uerr = 0, i, r, repeat;
 	int how = 0, nbefore;
 	unsigned long t0, t1;
 	const char *result;
@@ -340,7 +347,10 @@ static void run_case(int n, char *line)
 			flags |= MODULE_INIT_IGNORE_VERMAGIC;
 		else if (*f == 'u' || *f == 'c')
 			how = *f;
+		else if (*f == 'd')
+			depflags = 1;
 	}
+	depflags = depflags ? flags : 0;
 	repeat = atoi(repstr);
 	if (repeat < 1)
 		repeat = 1;
@@ -358,7 +368,14 @@ static void run_case(int n, char *line)
 	t0 = read_taint();
 	kfd = kmsg_open();
 	for (i = 0; i < ndeps; i++) {
-		derr = load(deps[i], 0, 0, NULL);
+		derr = load(deps[i], depflags, 0, NULL);
+		if (derr == EEXIST) {	/* already there: use it, leave it */
+			memmove(&deps[i], &deps[i + 1], (ndeps - i - 1) * sizeof(deps[0]));
+			ndeps--;
+			i--;
+			derr = 0;
+			continue;
+		}
 		if (derr)
 			break;
 	}
@@ -372,6 +389,10 @@ static void run_case(int n, char *line)
 			err = load(mod, flags, how, &samples[r]);
 			if (err)
 				break;
+			if (check && r == 0) {
+				fflush(stdout);
+				cres = system(check) == 0 ? "pass" : "fail";
+			}
 			uerr = unload_new(mod, nbefore);
 			if (uerr)
 				break;
@@ -393,9 +414,9 @@ static void run_case(int n, char *line)
 			uerr = EBUSY;
 	t1 = read_taint();
 	kmsg_drain(kfd, name);
-	printf("%s %d %s # %s errno=%s taint=0x%lx taint_before=0x%lx ns=%lld repeat=%d unload=%s\n",
+	printf("%s %d %s # %s errno=%s taint=0x%lx taint_before=0x%lx ns=%lld repeat=%d unload=%s%s%s\n",
 	       !err ? "ok" : "not ok", n, name, result, errno_name(err), t1, t0,
-	       ns, repeat, errno_name(uerr));
+	       ns, repeat, errno_name(uerr), check ? " check=" : "", check ? cres : "");
 	fflush(stdout);
 }
 

@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Real updates: Debian's own 6.1 kernel uploads, their in-tree modules and real
+DKMS modules, and what each versioning policy does with them (make history)."""
+import json
+
+from .. import doc, plot
+from .cells import NONE, num
+
+KEY = "history"
+TITLE = "Real updates: Debian's 6.1 uploads"
+
+
+def load(build, report):
+    try:
+        with open(build / "history" / "history.json") as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return None
+
+
+def first_upload_shares(data):
+    """{policy: [share of the first upload's modules loadable after each later upload]}."""
+    first = data["uploads"][0]["abiname"]
+    ups = [u for u in data["updates"] if u["from"] == first]
+    series = {}
+    for u in ups:
+        for pol, s in u["survive"].items():
+            series.setdefault(pol, []).append(s["modules"] / s["of"] if s["of"] else None)
+    return [u["to"] for u in ups], series
+
+
+def svg(data):
+    labels, series = first_upload_shares(data)
+    return plot.svg_share_lines(series, labels,
+                                f"{data['uploads'][0]['abiname']}'s modules after each later upload",
+                                "modules still loadable")
+
+
+def blocks(data, report):
+    out = [doc.H(2, TITLE)]
+    ups = data.get("uploads") or []
+    out.append(doc.P(f"{len(ups)} uploads the archive serves: "
+                     + ", ".join(f"{u['abiname']} ({u['version']}, {num(u.get('modules'))} modules)"
+                                 for u in ups)
+                     + ". Host prediction: every __versions entry (module_layout included) of the "
+                     "from-upload's module and its from-upload dependencies against the "
+                     "to-upload's Module.symvers."))
+    cons = [u for u in data.get("updates") or [] if u.get("consecutive")]
+    pols = list((data.get("policies") or {}).keys())
+    rows = []
+    for u in cons:
+        s = u["survive"]
+        rows.append([f"{u['from']} → {u['to']}", num(u["crc_changed"]), num(u["added"]),
+                     num(u["removed"]), "changed" if u["module_layout_changed"] else "same"]
+                    + [f"{num(s[p]['modules'])}/{num(s[p]['of'])}" for p in pols]
+                    + [num(s["never-bump"].get("unsafe")),
+                       f"{u['agree']}/{u['sampled']}",
+                       f"{u['forced']['needless']}/{u['forced']['needed']}/{u['forced']['unknown']}"])
+    out.append(doc.Table(["update", "CRCs changed", "exports added", "removed", "module_layout"]
+                         + [f"survive: {p}" for p in pols]
+                         + ["never-bump: unsafe loads", "boot = host", "forced: needless/needed/unknown"],
+                         rows, align="lrrrl" + "r" * (len(pols) + 3)))
+    out.append(doc.UL([[doc.Bold(p), ": " + d] for p, d in (data.get("policies") or {}).items()]))
+    try:
+        out.append(doc.Figure(svg(data), "../history/history.svg",
+                              "share of the first upload's modules still loadable, per policy"))
+    except (ValueError, KeyError, IndexError):
+        pass
+    tot = {p: {"needless": 0, "needed": 0, "unknown": 0} for p in pols}
+    for u in data.get("updates") or []:
+        for p in pols:
+            for k in tot[p]:
+                tot[p][k] += (u.get("refusals") or {}).get(p, {}).get(k, 0)
+    out.append(doc.Table(["policy", "sampled refusals (every upload pair)", "needless (works when forced)",
+                          "needed (fails forced)", "unknown (no self-check)"],
+                         [[doc.Bold(p), num(sum(t.values())), num(t["needless"]),
+                           num(t["needed"]), num(t["unknown"])] for p, t in tot.items()],
+                         align="lrrrr"))
+    sample = data.get("sample") or []
+    if sample:
+        out.append(doc.Details(f"The booted sample ({len(sample)} loads)", [doc.Table(
+            ["from", "to", "module", "host predicted", "boot", "check", "forced", "forced check",
+             "forced: last kernel line"],
+            [[f"6.1.0-{c['from']}", f"6.1.0-{c['to']}", doc.Code(c["module"]), c["predicted"],
+              c["observed"], c.get("check") or NONE, c.get("forced") or NONE,
+              c.get("forced_check") or NONE,
+              doc.Code(c["forced_reason"]) if c.get("forced") and c.get("forced_reason") else NONE]
+             for c in sample])]))
+    dk = data.get("dkms") or []
+    if dk:
+        later = sorted({k for d in dk for k in d["outcomes"]}, key=lambda a: int(a.split("-")[-1]))
+        out.append(doc.H(3, "Out-of-tree (DKMS) modules"))
+        out.append(doc.Table(["module", "package", "built for", "build"] + later,
+                             [[doc.Code(d["module"]), d["package"], d["built_for"],
+                               d.get("build", "ok")] + [d["outcomes"].get(k, NONE) for k in later]
+                              for d in dk]))
+    return out

@@ -1,0 +1,219 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The booted sample: each to-kernel booted once with every earlier upload's
+copies of the sample modules (deps from the same upload), then once more with
+the refused ones forced (flags m, v; deps forced too), crash-resumed: a boot
+that dies keeps the case it was running (crashed) and the rest boot again.
+Reuses qemu/initramfs.sh, qemu/boot.sh (B=OUT/lab, one "arm" uN per kernel),
+the lab's guest loader and compare/ktap.py.
+
+    python3 -m history.boot OUT SAMPLE.tsv ABINUM...   -> OUT/boots.json
+"""
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+
+from compare import ktap
+from history.matrix import upload_facts, upload_paths
+
+TOP = pathlib.Path(__file__).resolve().parent.parent
+MAX_RESUMES = 8
+
+
+def read_sample(path):
+    """[(module, check argv string or None)] from the sample table."""
+    out = []
+    for no, line in enumerate(pathlib.Path(path).read_text().splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = line.split("\t")
+        if len(parts) != 2 or not parts[0]:
+            raise ValueError(f"{path}:{no}: want 'module<TAB>check', got {line!r}")
+        out.append((parts[0], None if parts[1] == "-" else parts[1]))
+    return out
+
+
+def dep_order(name, facts):
+    """name's dependencies, those without deps first (the load order)."""
+    seen, order = set(), []
+
+    def visit(x):
+        if x in seen or x not in facts:
+            return
+        seen.add(x)
+        for d in facts[x]["depends"]:
+            visit(d)
+        order.append(x)
+    visit(name)
+    return order[:-1]
+
+
+def gen_init_cpio(out):
+    """The pristine tree's usr/gen_init_cpio, built once into OUT."""
+    exe = pathlib.Path(out) / "gen_init_cpio"
+    if exe.exists():
+        return exe
+    src = None
+    for cand in [os.environ.get("GEN_INIT_CPIO_C"), TOP / "build/linux/usr/gen_init_cpio.c",
+                 "/work/main/build/linux/usr/gen_init_cpio.c"]:
+        if cand and pathlib.Path(cand).is_file():
+            src = pathlib.Path(cand)
+            break
+    if src is None:
+        tar = "/usr/src/linux-source-6.1.tar.xz"
+        subprocess.run(["tar", "-xJf", tar, "-C", str(out), "--strip-components=2",
+                        "linux-source-6.1/usr/gen_init_cpio.c"], check=True)
+        src = pathlib.Path(out) / "gen_init_cpio.c"
+    subprocess.run(["gcc", "-O2", "-o", str(exe), str(src)], check=True)
+    return exe
+
+
+def fs_images(out):
+    """Small filesystem images the guest mounts (made here with mkfs, no root)."""
+    d = pathlib.Path(out) / "img"
+    d.mkdir(parents=True, exist_ok=True)
+    for name, cmd in [("minix.img", ["mkfs.minix"]), ("ext2.img", ["mkfs.ext2", "-q", "-F"])]:
+        p = d / name
+        if not p.exists():
+            with open(p, "wb") as f:
+                f.truncate(2 << 20)
+            subprocess.run(cmd + [str(p)], check=True, stdout=subprocess.DEVNULL)
+    return d
+
+
+def guest_path(host):
+    """/m/u<upload>/<file>.ko for a module unpacked under OUT/up/<upload>/,
+    /m/d<upload>-<pkg>/<file>.ko for one built under OUT/dkms/build/<pkg>/<upload>/:
+    distinct builds of a module never share a guest path."""
+    p = os.path.abspath(host)
+    if m := re.search(r"/up/(\d+)/", p):
+        return f"/m/u{m.group(1)}/{os.path.basename(p)}"
+    if m := re.search(r"/dkms/build/([^/]+)/(\d+)/", p):
+        return f"/m/d{m.group(2)}-{m.group(1)}/{os.path.basename(p)}"
+    raise ValueError(f"{host}: not a module of an upload or of a DKMS build")
+
+
+def run_boot(out, to, boot, cases, env):
+    """One boot of kernel `to` with cases [(name, flags, ko, deps, check)] -> ktap.Run."""
+    lab = pathlib.Path(out) / "lab"
+    d = lab / "arms" / f"u{to}" / "boot"
+    obj = lab / "arms" / f"u{to}" / "obj" / "usr"
+    d.mkdir(parents=True, exist_ok=True)
+    obj.mkdir(parents=True, exist_ok=True)
+    cp = obj / "gen_init_cpio"
+    if not cp.exists():
+        shutil.copy(gen_init_cpio(out), cp)
+    files = {}
+    lines = []
+    for name, flags, ko, deps, check in cases:
+        for host in [ko] + deps:
+            files[guest_path(host)] = host
+        g = guest_path
+        lines.append(f"{name}|{flags}|1|{g(ko)}|{','.join(g(x) for x in deps)}"
+                     + (f"|/bin/sh /m/hcheck {check}" if check else ""))
+    up = upload_paths(out, to)
+    loop = next(up["mods"].glob("drivers/block/loop.ko"), None)
+    if loop:
+        files["/m/k/loop.ko"] = str(loop)
+    files["/m/hcheck"] = str(TOP / "history/guest/hcheck")
+    img = fs_images(out)
+    for p in img.iterdir():
+        files[f"/m/img/{p.name}"] = str(p)
+    (d / f"{boot}.plan").write_text("\n".join(lines) + "\n")
+    (d / f"{boot}.files").write_text("".join(f"{g}\t{os.path.abspath(h)}\n"
+                                             for g, h in files.items()))
+    e = dict(os.environ, B=str(lab.resolve()), INIT=str(TOP / "history/guest/init"),
+             KERNEL=str(up["vmlinuz"].resolve()), MEM="512M",
+             TIMEOUT=str(60 + 4 * len(cases)), **env)
+    subprocess.run(["sh", str(TOP / "qemu/initramfs.sh"), f"u{to}", boot], env=e, check=True)
+    subprocess.run(["sh", str(TOP / "qemu/boot.sh"), f"u{to}", boot], env=e)
+    try:
+        status = json.loads((d / f"{boot}.json").read_text()).get("status")
+    except (OSError, ValueError):
+        status = None
+    return ktap.parse(ktap.read_log(d / f"{boot}.log"), status)
+
+
+def outcome(att):
+    """(outcome, check, dmesg) of one ktap.Attempt."""
+    r = att.result
+    if r is None:   # the kernel's first bug report line says why
+        splat = next((x.text.split("] ", 1)[-1] for x in att.console
+                      if re.search(r"BUG|Oops|general protection|panic", x.text)), None)
+        return ("crashed" if att.started else "not-reached", None,
+                [x.text for x in att.dmesg] + ([splat] if splat else []))
+    res = "loaded" if r.ok else f"{r.token}:{r.kv.get('errno', '?')}"
+    return res, r.kv.get("check"), [x.text for x in att.dmesg]
+
+
+def boot_all(out, to, boot, cases, env):
+    """Boot `to` until every case has an outcome (crash-resumed) -> {name: {...}}."""
+    results, todo, k = {}, list(cases), 0
+    while todo and k <= MAX_RESUMES:
+        name = boot if k == 0 else f"{boot}.r{k}"
+        run = run_boot(out, to, name, todo, env)
+        by_name = {a.name: a for a in run.attempts.values()}
+        rest = []
+        for c in todo:
+            att = by_name.get(c[0])
+            if att is None or (att.result is None and not att.started):
+                rest.append(c)
+                continue
+            res, check, dmesg = outcome(att)
+            results[c[0]] = {"outcome": res, "check": check, "dmesg": dmesg, "boot": name}
+        if rest and len(rest) == len(todo):
+            for c in rest:      # no progress at all: the kernel does not reach the plan
+                results[c[0]] = {"outcome": "not-reached", "check": None, "dmesg": [],
+                                 "boot": name}
+            rest = []
+        todo, k = rest, k + 1
+    return results
+
+
+def main(argv):
+    if len(argv) < 4:
+        print("usage: python3 -m history.boot OUT SAMPLE.tsv ABINUM...", file=sys.stderr)
+        return 2
+    out, sample_path, nums = argv[1], argv[2], sorted(argv[3:], key=int)
+    try:
+        sample = read_sample(sample_path)
+        matrix = json.loads((pathlib.Path(out) / "matrix.json").read_text())
+    except (OSError, ValueError) as e:
+        print(f"history: {e}", file=sys.stderr)
+        return 1
+    facts = {n: upload_facts(out, n) for n in nums}
+    boots = {}
+    for i, to in enumerate(nums[1:], 1):
+        cases, meta = [], {}
+        for fr in nums[:i]:
+            for mod, check in sample:
+                if mod not in facts[fr]:
+                    continue
+                root = upload_paths(out, fr)["root"]
+                ko = str(root / facts[fr][mod]["path"])
+                deps = [str(root / facts[fr][d]["path"]) for d in dep_order(mod, facts[fr])]
+                name = f"u{fr}-{mod}"
+                cases.append((name, "-", ko, deps, check))
+                meta[name] = {"from": fr, "to": to, "module": mod,
+                              "predicted": matrix["pairs"][f"{fr}->{to}"]["verdicts"][mod]}
+        normal = boot_all(out, to, "normal", cases, {})
+        refused = [c for c in cases if normal[c[0]]["outcome"] != "loaded"]
+        forced = boot_all(out, to, "forced", [(n, "mvd", k, d, c) for n, _, k, d, c in refused],
+                          {}) if refused else {}
+        for name, m in meta.items():
+            m["observed"] = normal[name]
+            if name in forced:
+                m["forced"] = forced[name]
+            boots[name + f"->u{to}"] = m
+        print(f"history: booted 6.1.0-{to}: {len(cases)} cases, "
+              f"{sum(1 for c in cases if normal[c[0]]['outcome'] == 'loaded')} loaded, "
+              f"{len(refused)} forced", file=sys.stderr)
+    (pathlib.Path(out) / "boots.json").write_text(json.dumps(boots, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,181 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Real out-of-tree modules across real updates: each -dkms package of
+history/dkms.tsv (and a user's MODULES=DIR) is built with M= against every
+upload's unpacked headers, as DKMS would, and each build is loaded into its own
+kernel and every later one (one boot per kernel), with a check where one exists.
+A build that fails is reported as such.
+
+    python3 -m history.dkms OUT DKMS.tsv [--modules DIR] ABINUM...  -> OUT/dkms.json
+"""
+import glob
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+from history.boot import boot_all, dep_order
+from history.matrix import upload_facts, upload_paths
+from history.modfacts import FactsError, module_facts
+
+
+def read_table(path):
+    rows = []
+    for no, line in enumerate(pathlib.Path(path).read_text().splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        p = line.split("\t")
+        if len(p) != 5 or not all(p):
+            raise ValueError(f"{path}:{no}: want 5 tab-separated columns, got {line!r}")
+        rows.append({"package": p[0], "dir": p[1], "args": "" if p[2] == "-" else p[2],
+                     "module": p[3], "check": None if p[4] == "-" else p[4]})
+    return rows
+
+
+def fetch(out, package):
+    """(source top, 'package version') of a -dkms package, unpacked under OUT/dkms/src."""
+    d = pathlib.Path(out) / "dkms"
+    root = d / "src" / package
+    stamp = root / ".done"
+    if not stamp.exists():
+        (d / "debs").mkdir(parents=True, exist_ok=True)
+        debs = glob.glob(str(d / "debs" / f"{package}_*.deb"))
+        if not debs:
+            r = subprocess.run(["apt-get", "download", "-q", package], cwd=d / "debs",
+                               capture_output=True, text=True)
+            if r.returncode:
+                raise RuntimeError(f"apt-get download {package} failed: "
+                                   f"{(r.stderr.strip().splitlines() or ['?'])[-1]}")
+            debs = glob.glob(str(d / "debs" / f"{package}_*.deb"))
+        shutil.rmtree(root, ignore_errors=True)
+        root.mkdir(parents=True)
+        subprocess.run(["dpkg", "-x", debs[0], str(root)], check=True)
+        ver = subprocess.run(["dpkg-deb", "-W", "--showformat=${Package} ${Version}", debs[0]],
+                             capture_output=True, text=True, check=True).stdout
+        (root / "package").write_text(ver)
+        stamp.touch()
+    tops = [p for p in (root / "usr/src").iterdir() if p.is_dir()]
+    if len(tops) != 1:
+        raise RuntimeError(f"{package}: expected one source dir under /usr/src, got {tops}")
+    return tops[0], (root / "package").read_text()
+
+
+def build(out, key, src, subdir, args, n, log):
+    """Build a copy of src with M= against upload n's headers -> {name: .ko} or error str."""
+    dst = pathlib.Path(out) / "dkms" / "build" / key / str(n)
+    done = dst / ".built"
+    if not done.exists():
+        shutil.rmtree(dst, ignore_errors=True)
+        shutil.copytree(src, dst, symlinks=True)
+        hdr = upload_paths(out, n)["root"] / "usr/src" / f"linux-headers-6.1.0-{n}-amd64"
+        extra = [a.replace("{src}", str(dst.resolve())) for a in args.split()]
+        with open(log, "w") as lf:
+            r = subprocess.run(["make", "-j2", "-C", str(hdr.resolve()),
+                                f"M={(dst / subdir).resolve()}", *extra, "modules"],
+                               stdout=lf, stderr=subprocess.STDOUT)
+        (dst / ".status").write_text(str(r.returncode))
+        done.touch()
+    if (dst / ".status").read_text() != "0":
+        return f"build-failed (log: {log})"
+    kos = {}
+    for ko in glob.glob(str(dst / "**" / "*.ko"), recursive=True):
+        try:
+            kos[module_facts(ko)["name"] or pathlib.Path(ko).stem] = ko
+        except FactsError:
+            pass
+    return kos
+
+
+def main(argv):
+    args = argv[1:]
+    user = None
+    if "--modules" in args:
+        i = args.index("--modules")
+        user = args[i + 1]
+        del args[i:i + 2]
+    if len(args) < 3:
+        print("usage: python3 -m history.dkms OUT DKMS.tsv [--modules DIR] ABINUM...",
+              file=sys.stderr)
+        return 2
+    out, table, nums = args[0], args[1], sorted(args[2:], key=int)
+    logs = pathlib.Path(out) / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    try:
+        rows = read_table(table)
+    except (OSError, ValueError) as e:
+        print(f"history: {e}", file=sys.stderr)
+        return 1
+    pkgs, rc = {}, 0
+    for r in rows:
+        if r["package"] in pkgs:
+            continue
+        try:
+            pkgs[r["package"]] = fetch(out, r["package"])
+        except (RuntimeError, OSError, subprocess.CalledProcessError) as e:
+            print(f"history: {e}", file=sys.stderr)
+            pkgs[r["package"]] = None
+            rc = 1
+    if user:
+        u = pathlib.Path(user)
+        if not u.is_dir():
+            print(f"history: MODULES={user} is not a directory", file=sys.stderr)
+            return 1
+        pkgs["user:" + u.name] = (u.resolve(), f"{u.name} (MODULES={user})")
+    builds = {}   # (package, n) -> {name: ko} or error
+    for pkg, got in pkgs.items():
+        if not got:
+            continue
+        spec = next((r for r in rows if r["package"] == pkg), {"dir": ".", "args": ""})
+        for n in nums:
+            builds[pkg, n] = build(out, pkg.replace(":", "-"), got[0], spec["dir"], spec["args"],
+                                   n, logs / f"dkms-{pkg.replace(':', '-')}-{n}.log")
+            if isinstance(builds[pkg, n], str):
+                print(f"history: {pkg} does not build against 6.1.0-{n}'s headers "
+                      f"({builds[pkg, n]})", file=sys.stderr)
+    wanted = [dict(r) for r in rows if pkgs.get(r["package"])]
+    if user:    # every module the user's directory builds
+        first = builds.get(("user:" + pathlib.Path(user).name, nums[0]))
+        names = sorted(first) if isinstance(first, dict) else ["(build failed)"]
+        wanted += [{"package": "user:" + pathlib.Path(user).name, "module": m, "check": None}
+                   for m in names]
+    result = [{"module": w["module"], "package": pkgs[w["package"]][1], "built_for": f"6.1.0-{f}",
+               "build": "ok" if isinstance(builds[w["package"], f], dict)
+               and w["module"] in builds[w["package"], f] else
+               (builds[w["package"], f] if isinstance(builds[w["package"], f], str)
+                else "module-not-built"),
+               "outcomes": {}, "checks": {}} for w in wanted for f in nums]
+    for ti, to in enumerate(nums):
+        facts_to = upload_facts(out, to)
+        cases, where = [], {}
+        for res, w in zip(result, [w for w in wanted for _ in nums]):
+            f = res["built_for"].split("-")[-1]
+            if nums.index(f) > ti or res["build"] != "ok":
+                continue
+            kos = builds[w["package"], f]
+            mods = {k: {"depends": module_facts(v)["depends"], "path": v} for k, v in kos.items()}
+            allf = {**{k: {"depends": v["depends"], "path": str(upload_paths(out, to)["root"]
+                                                                 / v["path"])}
+                       for k, v in facts_to.items()}, **mods}
+            deps = [allf[d]["path"] for d in dep_order(w["module"], allf)]
+            name = f"{w['module']}-b{f}"
+            cases.append((name, "-", kos[w["module"]], deps, w["check"]))
+            where[name] = res
+        if not cases:
+            continue
+        got = boot_all(out, to, "dkms", cases, {})
+        for name, res in where.items():
+            res["outcomes"][f"6.1.0-{to}"] = got[name]["outcome"]
+            res["checks"][f"6.1.0-{to}"] = got[name]["check"]
+            reason = next((d for d in reversed(got[name]["dmesg"])
+                           if "disagrees" in d or "Unknown" in d or "magic" in d), None)
+            if reason:
+                res.setdefault("reasons", {})[f"6.1.0-{to}"] = reason
+        print(f"history: dkms into 6.1.0-{to}: {len(cases)} loads, "
+              f"{sum(1 for n in where if got[n]['outcome'] == 'loaded')} loaded", file=sys.stderr)
+    (pathlib.Path(out) / "dkms.json").write_text(json.dumps(result, indent=1))
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What the loader's modversions check reads, from files: a module's __versions
+and .modinfo (via the lab's one ELF reader, compare/elf.py) and a Module.symvers."""
+import struct
+
+from compare.elf import Elf, ElfError
+
+VERSION = struct.Struct("<Q56s")     # struct modversion_info: 8-byte CRC, 56-byte name
+
+
+class FactsError(Exception):
+    """A module or Module.symvers this reader cannot make sense of."""
+
+
+def module_facts(path):
+    """{versions: {symbol: crc}, depends: [name], vermagic: str, name: str} of a .ko.
+
+    The one place that touches ELF: everything else works on these dicts."""
+    try:
+        with open(path, "rb") as f:
+            elf = Elf(f.read())
+        vi, mi = elf.index("__versions"), elf.index(".modinfo")
+        raw = elf.content(vi) if vi is not None else b""
+        info = elf.content(mi) if mi is not None else b""
+    except (OSError, ElfError, ValueError, IndexError) as e:
+        raise FactsError(f"{path}: {e}") from None
+    if len(raw) % VERSION.size:
+        raise FactsError(f"{path}: __versions is {len(raw)} bytes, not a multiple of 64")
+    versions = {}
+    for off in range(0, len(raw), VERSION.size):
+        crc, name = VERSION.unpack_from(raw, off)
+        versions[name.split(b"\0", 1)[0].decode("latin-1")] = crc & 0xffffffff
+    tags = {}
+    for item in info.split(b"\0"):
+        k, sep, v = item.decode("latin-1").partition("=")
+        if sep:
+            tags.setdefault(k, v)
+    return {"versions": versions, "vermagic": tags.get("vermagic", ""),
+            "name": tags.get("name", ""),
+            "depends": [d for d in tags.get("depends", "").split(",") if d]}
+
+
+def read_symvers(path):
+    """Module.symvers -> {symbol: (crc, exporter)}; a malformed line is an error."""
+    out = {}
+    with open(path, encoding="latin-1") as f:
+        for no, line in enumerate(f, 1):
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) < 4:
+                raise FactsError(f"{path}:{no}: not a Module.symvers line")
+            try:
+                out[parts[1]] = (int(parts[0], 16), parts[2])
+            except ValueError:
+                raise FactsError(f"{path}:{no}: bad CRC {parts[0]!r}") from None
+    return out

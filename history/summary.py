@@ -1,0 +1,137 @@
+# SPDX-License-Identifier: GPL-2.0
+"""history.json from the matrix, the booted sample and the DKMS builds: per
+update the CRC churn, what each policy lets survive, and the forced loads'
+verdict on the refusals. Exits 1 when a boot disagrees with the host prediction.
+
+    python3 -m history.summary OUT   -> OUT/history.json
+"""
+import json
+import pathlib
+import sys
+
+# the policies compared (no oracle: each is a rule for the distributor's string)
+POLICIES = {
+    "per-upload": "ABI string bumped on every upload (Debian since 2025, Ubuntu; "
+                  "nomodv with the release string, or remove's ABI string)",
+    "bump-on-crc-change": "ABI string bumped when an export CRC changed or an export "
+                          "went away (Debian's buildcheck.py until 2025)",
+    "never-bump": "ABI string never bumped (lax): everything loads",
+    "modversions": "CONFIG_MODVERSIONS (base, keep): per-symbol CRCs, what the "
+                   "booted kernels did",
+}
+
+
+def read_json(path, default=None):
+    try:
+        return json.loads(pathlib.Path(path).read_text())
+    except FileNotFoundError:
+        return default
+
+
+def crc_step(consec, f, t, nums):
+    """Did any export CRC change or any export go away on the way from f to t?"""
+    chain = nums[nums.index(f):nums.index(t) + 1]
+    return any(consec[f"{a}->{b}"]["crc_changed"] or consec[f"{a}->{b}"]["removed"]
+               for a, b in zip(chain, chain[1:]))
+
+
+def survive(pair, consec, nums):
+    f, t, n = pair["from"], pair["to"], pair["of"]
+    bumped = crc_step(consec, f, t, nums)
+    return {"per-upload": {"modules": 0, "of": n},
+            "bump-on-crc-change": {"modules": 0 if bumped else n, "of": n},
+            "never-bump": {"modules": n, "of": n, "unsafe": n - pair["loaded"]},
+            "modversions": {"modules": pair["loaded"], "of": n}}
+
+
+def judge(case):
+    """needless / needed / unknown for one sample module, if it were refused:
+    would it have worked? From its normal load when it loaded, else the forced one."""
+    obs = case["observed"]
+    run = obs if obs["outcome"] == "loaded" else case.get("forced")
+    if not run or run["outcome"] != "loaded":
+        return "needed" if run else "unknown"
+    return {"pass": "needless", "fail": "needed"}.get(run.get("check"), "unknown")
+
+
+def refused_by(policy, case, bumped):
+    if policy == "per-upload":
+        return True
+    if policy == "bump-on-crc-change":
+        return bumped
+    if policy == "never-bump":
+        return False
+    return case["observed"]["outcome"] != "loaded"
+
+
+def main(argv):
+    if len(argv) != 2:
+        print("usage: python3 -m history.summary OUT", file=sys.stderr)
+        return 2
+    out = pathlib.Path(argv[1])
+    matrix = read_json(out / "matrix.json")
+    if matrix is None:
+        print(f"history: no {out}/matrix.json (run the matrix first)", file=sys.stderr)
+        return 1
+    boots = read_json(out / "boots.json", {})
+    nums = matrix["uploads"]
+    uploads = []
+    for n in nums:
+        pk = (out / "up" / str(n) / "packages").read_text().split("\n")
+        pk = [x for x in pk if x]
+        ver = next((x.split()[1] for x in pk if x.startswith("linux-image-")), None)
+        uploads.append({"abiname": f"6.1.0-{n}", "version": ver, "modules": matrix["modules"][n],
+                        "packages": pk})
+    sample = []
+    for case in boots.values():
+        pred, obs = case["predicted"], case["observed"]["outcome"]
+        sample.append({**{k: case[k] for k in ("from", "to", "module", "predicted")},
+                       "observed": obs, "check": case["observed"].get("check"),
+                       "reason": next((d for d in reversed(case["observed"]["dmesg"])
+                                       if "disagrees" in d or "Unknown" in d or "magic" in d), None),
+                       "agree": (pred == "loaded") == (obs == "loaded"),
+                       "forced": (case.get("forced") or {}).get("outcome"),
+                       "forced_check": (case.get("forced") or {}).get("check"),
+                       "forced_reason": next(iter((case.get("forced") or {}).get("dmesg", [])[-1:]),
+                                             None),
+                       "judged": judge(case)})
+    updates = []
+    pairs = matrix["pairs"]
+    for key, pair in pairs.items():
+        f, t = pair["from"], pair["to"]
+        bumped = crc_step(matrix["consecutive"], f, t, nums)
+        cases = [c for c in sample if c["from"] == f and c["to"] == t]
+        by_policy = {}
+        for pol in POLICIES:
+            counts = {"needless": 0, "needed": 0, "unknown": 0}
+            for c, raw in zip(cases, [v for v in boots.values()
+                                      if v["from"] == f and v["to"] == t]):
+                if refused_by(pol, raw, bumped):
+                    counts[c["judged"]] += 1
+            by_policy[pol] = counts
+        updates.append({"from": f"6.1.0-{f}", "to": f"6.1.0-{t}",
+                        "consecutive": nums.index(t) == nums.index(f) + 1,
+                        **{k: pair[k] for k in ("crc_changed", "added", "removed",
+                                                "module_layout_changed")},
+                        "survive": survive(pair, matrix["consecutive"], nums),
+                        "sampled": len(cases),
+                        "agree": sum(1 for c in cases if c["agree"]),
+                        "forced": by_policy["modversions"], "refusals": by_policy})
+    dkms = read_json(out / "dkms.json", [])
+    res = {"uploads": uploads, "policies": POLICIES, "updates": updates,
+           "sample": sample, "dkms": dkms}
+    (out / "history.json").write_text(json.dumps(res, indent=1))
+    from compare.sections.history import svg    # the report's own plot of it
+    try:
+        (out / "history.svg").write_text(svg(res))
+    except (ValueError, KeyError, IndexError):
+        pass
+    bad = [c for c in sample if not c["agree"]]
+    for c in bad:
+        print(f"history: 6.1.0-{c['from']} {c['module']} into 6.1.0-{c['to']}: host predicted "
+              f"{c['predicted']}, the boot said {c['observed']}", file=sys.stderr)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

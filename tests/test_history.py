@@ -1,0 +1,203 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Unit tests of make history's host side: the __versions/.modinfo reader, the
+Module.symvers reader, the matrix's prediction, the policies and the section."""
+import json
+import pathlib
+import struct
+import tempfile
+import unittest
+
+from compare import doc, plot
+from compare.sections import history as section
+from history import boot, dkms, matrix, summary
+from history.modfacts import FactsError, module_facts, read_symvers
+
+MAGIC = "6.1.0-55-amd64 SMP preempt mod_unload modversions "
+
+
+def tiny_ko(path, versions, modinfo):
+    """An ELF64 relocatable with a __versions and a .modinfo section, as modpost writes them."""
+    vers = b"".join(struct.pack("<Q56s", crc, name.encode()) for name, crc in versions.items())
+    info = b"".join(f"{k}={v}".encode() + b"\0" for k, v in modinfo.items())
+    names = b"\0__versions\0.modinfo\0.shstrtab\0"
+    body = [vers, info, names]
+    offs, off = [], 64
+    for b in body:
+        offs.append(off)
+        off += len(b)
+    shoff = (off + 7) & ~7
+    hdr = struct.pack("<16sHHIQQQIHHHHHH", b"\x7fELF\x02\x01\x01" + b"\0" * 9, 1, 62, 1, 0, 0,
+                      shoff, 0, 64, 0, 0, 64, 4, 3)
+    sh = [struct.pack("<IIQQQQIIQQ", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)]
+    for name_off, o, b in zip([1, 12, 21], offs, body):
+        sh.append(struct.pack("<IIQQQQIIQQ", name_off, 1 if name_off != 21 else 3, 2, 0, o,
+                              len(b), 0, 0, 1, 0))
+    data = hdr + b"".join(body)
+    data += b"\0" * (shoff - len(data)) + b"".join(sh)
+    pathlib.Path(path).write_bytes(data)
+
+
+def symvers(path, crcs):
+    pathlib.Path(path).write_text("".join(f"0x{c:08x}\t{s}\tvmlinux\tEXPORT_SYMBOL\t\n"
+                                          for s, c in crcs.items()))
+
+
+class Facts(unittest.TestCase):
+    def setUp(self):
+        self.d = pathlib.Path(tempfile.mkdtemp())
+
+    def test_module_facts(self):
+        tiny_ko(self.d / "a.ko", {"module_layout": 0x11, "printk": 0xdeadbeef},
+                {"vermagic": MAGIC, "name": "a", "depends": "b,c"})
+        f = module_facts(self.d / "a.ko")
+        self.assertEqual(f["versions"], {"module_layout": 0x11, "printk": 0xdeadbeef})
+        self.assertEqual(f["depends"], ["b", "c"])
+        self.assertEqual(f["name"], "a")
+        self.assertEqual(matrix.vermagic_rest(f["vermagic"]), MAGIC.split(" ", 1)[1])
+
+    def test_not_elf(self):
+        (self.d / "x.ko").write_bytes(b"garbage")
+        with self.assertRaises(FactsError):
+            module_facts(self.d / "x.ko")
+
+    def test_symvers(self):
+        symvers(self.d / "S", {"printk": 5})
+        self.assertEqual(read_symvers(self.d / "S"), {"printk": (5, "vmlinux")})
+        (self.d / "bad").write_text("0xzz\tprintk\tvmlinux\tEXPORT_SYMBOL\t\n")
+        with self.assertRaises(FactsError):
+            read_symvers(self.d / "bad")
+        (self.d / "short").write_text("0x1 printk\n")
+        with self.assertRaises(FactsError):
+            read_symvers(self.d / "short")
+
+
+class Matrix(unittest.TestCase):
+    def setUp(self):
+        d = pathlib.Path(tempfile.mkdtemp())
+        symvers(d / "old", {"module_layout": 1, "foo": 2, "bar": 3, "gone": 4})
+        symvers(d / "same", {"module_layout": 1, "foo": 2, "bar": 3, "gone": 4})
+        symvers(d / "foo", {"module_layout": 1, "foo": 9, "bar": 3, "new": 5})
+        symvers(d / "layout", {"module_layout": 7, "foo": 9, "bar": 3})
+        self.s = {k: read_symvers(d / k) for k in ("old", "same", "foo", "layout")}
+        self.facts = {
+            "uses_foo": {"versions": {"module_layout": 1, "foo": 2}, "depends": [],
+                         "vermagic": MAGIC},
+            "uses_bar": {"versions": {"module_layout": 1, "bar": 3}, "depends": [],
+                         "vermagic": MAGIC},
+            "needs_foo_user": {"versions": {"module_layout": 1, "bar": 3},
+                               "depends": ["uses_foo"], "vermagic": MAGIC}}
+        self.magic = MAGIC.split(" ", 1)[1]
+
+    def test_all_equal_all_load(self):
+        v = matrix.predict(self.facts, self.s["same"], self.magic)
+        self.assertEqual(set(v.values()), {"loaded"})
+
+    def test_one_crc_changed(self):
+        v = matrix.predict(self.facts, self.s["foo"], self.magic)
+        self.assertEqual(v["uses_foo"], "refused:crc-mismatch:foo")
+        self.assertEqual(v["uses_bar"], "loaded")
+        self.assertEqual(v["needs_foo_user"], "refused:dependency:uses_foo")
+
+    def test_module_layout_first(self):
+        v = matrix.predict(self.facts, self.s["layout"], self.magic)
+        self.assertEqual(v["uses_foo"], "refused:crc-mismatch:module_layout")
+
+    def test_vermagic(self):
+        v = matrix.predict(self.facts, self.s["same"], "SMP preempt mod_unload ")
+        self.assertEqual(v["uses_bar"], "refused:vermagic")
+
+    def test_churn(self):
+        c = matrix.churn(self.s["old"], self.s["foo"])
+        self.assertEqual(c, {"crc_changed": 1, "added": 1, "removed": 1,
+                             "module_layout_changed": False})
+        self.assertTrue(matrix.churn(self.s["foo"], self.s["layout"])["module_layout_changed"])
+
+
+class Policies(unittest.TestCase):
+    consec = {"1->2": {"crc_changed": 0, "removed": 0}, "2->3": {"crc_changed": 3, "removed": 0}}
+
+    def test_survive(self):
+        s = summary.survive({"from": "1", "to": "2", "of": 10, "loaded": 10}, self.consec,
+                            ["1", "2", "3"])
+        self.assertEqual(s["per-upload"]["modules"], 0)
+        self.assertEqual(s["bump-on-crc-change"]["modules"], 10)
+        s = summary.survive({"from": "1", "to": "3", "of": 10, "loaded": 4}, self.consec,
+                            ["1", "2", "3"])
+        self.assertEqual(s["bump-on-crc-change"]["modules"], 0)
+        self.assertEqual(s["never-bump"], {"modules": 10, "of": 10, "unsafe": 6})
+        self.assertEqual(s["modversions"]["modules"], 4)
+
+    def test_judge(self):
+        ok = {"outcome": "loaded", "check": "pass"}
+        no = {"outcome": "refused:ENOEXEC", "check": None}
+        self.assertEqual(summary.judge({"observed": no, "forced": ok}), "needless")
+        self.assertEqual(summary.judge({"observed": no, "forced": {**ok, "check": "fail"}}),
+                         "needed")
+        self.assertEqual(summary.judge({"observed": no, "forced": {"outcome": "crashed"}}),
+                         "needed")
+        self.assertEqual(summary.judge({"observed": no, "forced": {**ok, "check": None}}),
+                         "unknown")
+        self.assertEqual(summary.judge({"observed": ok}), "needless")
+
+
+class Tables(unittest.TestCase):
+    def test_bad_lines(self):
+        d = pathlib.Path(tempfile.mkdtemp())
+        (d / "s").write_text("# c\ndummy\tnetdev dummy\nbroken\n")
+        with self.assertRaises(ValueError):
+            boot.read_sample(d / "s")
+        (d / "k").write_text("vpoll-dkms\t.\t-\tvpoll\n")
+        with self.assertRaises(ValueError):
+            dkms.read_table(d / "k")
+
+    def test_repo_tables_parse(self):
+        top = pathlib.Path(__file__).resolve().parent.parent
+        self.assertTrue(boot.read_sample(top / "history/sample.tsv"))
+        self.assertTrue(dkms.read_table(top / "history/dkms.tsv"))
+
+    def test_guest_paths_distinct(self):
+        paths = ["/o/up/47/lib/modules/x/kernel/fs/ext4/ext4.ko", "/o/up/50/lib/x/ext4.ko",
+                 "/o/dkms/build/vpoll-dkms/47/vpoll.ko", "/o/dkms/build/vpoll-dkms/57/vpoll.ko"]
+        self.assertEqual(len({boot.guest_path(p) for p in paths}), 4)
+        with self.assertRaises(ValueError):
+            boot.guest_path("/elsewhere/a.ko")
+
+    def test_dep_order(self):
+        f = {"a": {"depends": ["b"]}, "b": {"depends": ["c"]}, "c": {"depends": []}}
+        self.assertEqual(boot.dep_order("a", f), ["c", "b"])
+
+
+class Section(unittest.TestCase):
+    data = {"uploads": [{"abiname": "6.1.0-1", "version": "6.1.1-1", "modules": 2},
+                        {"abiname": "6.1.0-2", "version": "6.1.2-1", "modules": 2}],
+            "policies": {p: "d" for p in summary.POLICIES},
+            "updates": [{"from": "6.1.0-1", "to": "6.1.0-2", "consecutive": True,
+                         "crc_changed": 0, "added": 0, "removed": 0,
+                         "module_layout_changed": False,
+                         "survive": {"per-upload": {"modules": 0, "of": 2},
+                                     "bump-on-crc-change": {"modules": 2, "of": 2},
+                                     "never-bump": {"modules": 2, "of": 2, "unsafe": 0},
+                                     "modversions": {"modules": 2, "of": 2}},
+                         "sampled": 1, "agree": 1,
+                         "forced": {"needless": 0, "needed": 0, "unknown": 0},
+                         "refusals": {p: {"needless": 0, "needed": 0, "unknown": 0}
+                                      for p in summary.POLICIES}}],
+            "sample": [], "dkms": [{"module": "vpoll", "package": "vpoll-dkms 0.1-3",
+                                    "built_for": "6.1.0-1", "build": "ok",
+                                    "outcomes": {"6.1.0-2": "loaded"}}]}
+
+    def test_renders(self):
+        md = doc.md(section.blocks(self.data, {}))
+        self.assertIn("6.1.0-1 → 6.1.0-2", md)
+        self.assertIn("vpoll-dkms 0.1-3", md)
+        json.dumps(self.data)
+
+    def test_plot(self):
+        svg = section.svg(self.data)
+        self.assertEqual(svg.count('class="policy"'), 4)
+        with self.assertRaises(ValueError):
+            plot.svg_share_lines({}, [], "t", "y")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -138,6 +138,39 @@ def render(arm, report):
                 add("  finit_module ms, make bench", "; ".join(
                     f"N={n} base {ld['base'][n] / 1e6:.1f}, {arm} {ld[arm][n] / 1e6:.1f}"
                     for n in (ns[0], ns[-1])))
+    # the ABI detectors on the lab's generations (make detect): which declared
+    # change each misses, and the release a CRC-only gate would let through
+    dets = (report.get("detectors") or {}).get("detectors") or {}
+    for det in sorted(d for d in dets if d != "declared"):
+        missed = sorted({f"{g} {n}" for g, r in dets[det].items() for n in r["false_negative"]})
+        needless = sorted(g for g, r in dets[det].items() if r.get("bump_vs_declared") == "needless")
+        gens = " ".join(sorted(dets[det], key=lambda g: int(g[1:]) if g[1:].isdigit() else 0))
+        add(f"  detector {det} over {gens}", f"misses {', '.join(missed) or 'nothing declared'}; "
+            f"needless bumps {', '.join(needless) or 'none'}")
+    # Debian's own uploads (make history): how many modules of one upload
+    # load into the next without a rebuild, per policy (the host matrix over
+    # every module), then what forced loads of the booted sample's refusals said
+    hist = report.get("history") or {}
+    ups = hist.get("updates") or []
+    for u in ups:
+        if not u.get("consecutive"):
+            continue
+        surv = u.get("survive") or {}
+        add(f"  Debian {u['from']} -> {u['to']}", f"{u['crc_changed']} export CRCs changed"
+            + (", module_layout changed" if u.get("module_layout_changed") else "")
+            + "; load without rebuild: " + ", ".join(
+                f"{p} {v['modules']}/{v['of']}" for p, v in surv.items()))
+    tot = {}
+    for u in ups:
+        for pol, r in (u.get("refusals") or {}).items():
+            t = tot.setdefault(pol, {"needless": 0, "needed": 0, "unknown": 0})
+            for k in t:
+                t[k] += r.get(k, 0)
+    sampled = max((u.get("sampled") or 0 for u in ups), default=0)
+    if tot and sampled:
+        add(f"  Debian refusals forced, {sampled} sampled modules x {len(ups)} updates",
+            "; ".join(f"{pol} {t['needless']} needless, {t['needed']} needed, "
+                      f"{t['unknown']} unknown" for pol, t in tot.items() if sum(t.values())))
     s = me.get("series")
     if s:
         add("  series diffstat", f"{s['patches']} patches, {s['files']} files, "
@@ -181,8 +214,9 @@ def main(argv):
             sys.exit(f"cover-results: {cover} has no results block")
         have = {l.split(":", 1)[0]: l for l in m.group(1).splitlines()}
         # lines that depend on which generations ran may be absent either side
-        # (and a robustness line, whose key names the corpus size)
-        gen_dependent = lambda k: re.match(r"  (G\d|verdicts |robustness, )", k)
+        # (and a robustness line, whose key names the corpus size; detector
+        # and Debian-upload lines exist only where make detect / make history ran)
+        gen_dependent = lambda k: re.match(r"  (G\d|verdicts |robustness, |detector |Debian )", k)
         # make bench's timings differ on every run: --write refreshes them
         remeasured = lambda k: k.endswith(", make bench")
         bad = [f"cover: {have.get(k, '(missing)')}\n  lab: {l}" for k, l in lines.items()

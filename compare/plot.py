@@ -41,6 +41,16 @@ def _fmt_ms(ms):
     return f"{ms:.{-math.floor(math.log10(ms))}f}"
 
 
+def _frame(title, pw, ph):
+    """The opening of a plot: the svg element, its title and the plot box."""
+    return [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" '
+            f'viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">',
+            f"<title>{escape(title)}</title>",
+            f'<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="none" stroke="#000"/>',
+            f'<text x="{LEFT + pw / 2:.1f}" y="{TOP - 14}" text-anchor="middle" '
+            f'font-size="14">{escape(title)}</text>']
+
+
 def svg_load_vs_imports(load_ns, title="Module load time vs imported symbols"):
     """load_ns: {arm: {N: median ns}} (N as str or int) -> an <svg> document string.
 
@@ -67,12 +77,7 @@ def svg_load_vs_imports(load_ns, title="Module load time vs imported symbols"):
     def py(ms):
         return TOP + ph - (math.log10(ms) - d0) / (d1 - d0) * ph
 
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" '
-           f'viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">',
-           f"<title>{escape(title)}</title>",
-           f'<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="none" stroke="#000"/>',
-           f'<text x="{LEFT + pw / 2:.1f}" y="{TOP - 14}" text-anchor="middle" '
-           f'font-size="14">{escape(title)}</text>']
+    out = _frame(title, pw, ph)
     # x ticks: the Ns measured
     for n in sorted(set(xs)):
         x = px(n)
@@ -123,12 +128,7 @@ def svg_share_lines(series, xlabels, title, ylabel):
     def py(s):
         return TOP + ph - s * ph
 
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" '
-           f'viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">',
-           f"<title>{escape(title)}</title>",
-           f'<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="none" stroke="#000"/>',
-           f'<text x="{LEFT + pw / 2:.1f}" y="{TOP - 14}" text-anchor="middle" '
-           f'font-size="14">{escape(title)}</text>']
+    out = _frame(title, pw, ph)
     for i, lab in enumerate(xlabels):
         x = px(i)
         out.append(f'<line x1="{x:.1f}" y1="{TOP}" x2="{x:.1f}" y2="{TOP + ph}" stroke="#ddd"/>')

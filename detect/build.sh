@@ -46,19 +46,7 @@ if [ "$(cat "$A/series.id" 2>/dev/null)" != "$series_id" ]; then
 fi
 
 # --- config: tinyconfig + lab + arm + dwarf, checked ------------------------
-config_id=$(cat "$lab" "$armfrag" "$vfrag" "$A/series.id" | sha256sum | cut -c1-16)
-if [ "$(cat "$A/config.id" 2>/dev/null)" != "$config_id" ] || [ ! -f "$obj/.config" ]; then
-	step CONFIG "$name"
-	{
-		make -C "$src" O="$obj" tinyconfig &&
-		"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$lab" "$armfrag" "$vfrag" &&
-		make -C "$src" O="$obj" olddefconfig
-	} >"$logs/config.log" 2>&1 || die "config of $name failed (log: $logs/config.log)"
-	"$TOP/lab/config-check.sh" "$obj/.config" "$lab" "$armfrag" "$vfrag" ||
-		die "config of $name: requested options did not take (see above)"
-	echo "$config_id" > "$A/config.id"
-	done_step
-fi
+sh "$TOP/lab/configure.sh" "$name" "$src" "$obj" "$A" "$lab" "$armfrag" "$vfrag"
 cfg0=$A/config.G0
 cp "$obj/.config" "$cfg0"
 

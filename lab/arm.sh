@@ -51,19 +51,7 @@ fi
 
 # --- config -----------------------------------------------------------------
 lab=$TOP/qemu/config/lab.config
-config_id=$(cat "$lab" "$frag" "$A/series.id" | sha256sum | cut -c1-16)
-if [ "$(cat "$A/config.id" 2>/dev/null)" != "$config_id" ] || [ ! -f "$obj/.config" ]; then
-	step CONFIG "$arm"
-	{
-		make -C "$src" O="$obj" tinyconfig &&
-		"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$lab" "$frag" &&
-		make -C "$src" O="$obj" olddefconfig
-	} >"$logs/config.log" 2>&1 || die "config of $arm failed (log: $logs/config.log)"
-	"$TOP/lab/config-check.sh" "$obj/.config" "$lab" "$frag" ||
-		die "config of $arm: requested options did not take (see above)"
-	echo "$config_id" > "$A/config.id"
-	done_step
-fi
+sh "$TOP/lab/configure.sh" "$arm" "$src" "$obj" "$A" "$lab" "$frag"
 
 # --- build ------------------------------------------------------------------
 fresh=; [ -f "$obj/vmlinux" ] || fresh=1

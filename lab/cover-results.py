@@ -170,7 +170,8 @@ def render(arm, report):
     if tot and sampled:
         add(f"  Debian refusals forced, {sampled} sampled modules x {len(ups)} updates",
             "; ".join(f"{pol} {t['needless']} needless, {t['needed']} needed, "
-                      f"{t['unknown']} unknown" for pol, t in tot.items() if sum(t.values())))
+                      f"{t['unknown']} unknown" for pol, t in tot.items() if sum(t.values()))
+            or "no sampled module was refused")
     s = me.get("series")
     if s:
         add("  series diffstat", f"{s['patches']} patches, {s['files']} files, "

@@ -40,19 +40,7 @@ variant_build() {
 	fi
 	cp "$ARMS_DIR/$arm/series.id" "$A/series.id"
 	lab=$TOP/qemu/config/lab.config armfrag=$TOP/qemu/config/$arm.config
-	config_id=$(cat "$lab" "$armfrag" "$frag" "$A/series.id" | sha256sum | cut -c1-16)
-	if [ "$(cat "$A/config.id" 2>/dev/null)" != "$config_id" ] || [ ! -f "$obj/.config" ]; then
-		step CONFIG "$name"
-		{
-			make -C "$src" O="$obj" tinyconfig &&
-			"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$lab" "$armfrag" "$frag" &&
-			make -C "$src" O="$obj" olddefconfig
-		} >"$logs/config.log" 2>&1 || die "config of $name failed (log: $logs/config.log)"
-		"$TOP/lab/config-check.sh" "$obj/.config" "$lab" "$armfrag" "$frag" ||
-			die "config of $name: requested options did not take (see above)"
-		echo "$config_id" > "$A/config.id"
-		done_step
-	fi
+	sh "$TOP/lab/configure.sh" "$name" "$src" "$obj" "$A" "$lab" "$armfrag" "$frag"
 	step BUILD "$name"
 	"$TOP/lab/cputime.py" "$A/build.json" -- nice make -C "$src" O="$obj" -j"$JOBS" \
 		CC="ccache gcc" bzImage modules >"$logs/build.log" 2>&1 ||

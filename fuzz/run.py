@@ -38,6 +38,8 @@ import corpus  # noqa: E402
 B = os.environ.get("B", os.path.join(TOP, "build"))
 HEALTH = os.environ.get("FUZZ_HEALTH_MODULE", "mod-provider.ko")
 SRC = os.path.join(HERE, "modvlab-fuzz.c")
+# the mutator, shared by the guest driver and the host writer
+SOURCES = [SRC, os.path.join(HERE, "mutate.c"), os.path.join(HERE, "mutate.h")]
 PROGRESS = re.compile(r"^F (\d+)\s*$")
 HEALTH_FAIL = re.compile(r"^H (\d+) (\d+)")
 SPLAT_LINE = re.compile(r"^S (\d+) ")
@@ -56,9 +58,9 @@ def build_driver(out):
     bins = {"guest": os.path.join(out, "modvlab-fuzz"),
             "host": os.path.join(out, "modvlab-fuzz-host")}
     for kind, path in bins.items():
-        if os.path.exists(path) and os.path.getmtime(path) >= os.path.getmtime(SRC):
+        if os.path.exists(path) and os.path.getmtime(path) >= max(map(os.path.getmtime, SOURCES)):
             continue
-        cmd = ["gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", path, SRC]
+        cmd = ["gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", path, *SOURCES[:2]]
         if kind == "guest":
             cmd.insert(1, "-static")
         r = subprocess.run(cmd, capture_output=True, text=True)

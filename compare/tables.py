@@ -40,7 +40,7 @@ TIMEOUTS = {"boot": 120, "long": 600}
 RELEASE = "G0"
 
 
-class TableError(Exception):
+class TableError(ValueError):
     """A data table that cannot be used: the message names FILE:LINE."""
 
 

@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import sys
 
-from compare import ktap
+from compare import ktap, tables
 from history.matrix import upload_facts, upload_paths
 
 TOP = pathlib.Path(__file__).resolve().parent.parent
@@ -24,16 +24,13 @@ MAX_RESUMES = 8
 
 
 def read_sample(path):
-    """[(module, check argv string or None)] from the sample table."""
-    out = []
-    for no, line in enumerate(pathlib.Path(path).read_text().splitlines(), 1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        parts = line.split("\t")
-        if len(parts) != 2 or not parts[0]:
-            raise ValueError(f"{path}:{no}: want 'module<TAB>check', got {line!r}")
-        out.append((parts[0], None if parts[1] == "-" else parts[1]))
-    return out
+    """[(module, check argv string or None)] from the sample table; a bad
+    line is a ValueError naming FILE:LINE (compare.tables' reader)."""
+    rows = tables.read_tsv(str(path), ["module", "check"], keep_line=True)
+    for r in rows:
+        if not r["module"]:
+            raise ValueError(f"{path}:{r['line']}: want 'module<TAB>check'")
+    return [(r["module"], None if r["check"] == "-" else r["check"]) for r in rows]
 
 
 def dep_order(name, facts):

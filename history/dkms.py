@@ -15,22 +15,22 @@ import shutil
 import subprocess
 import sys
 
+from compare import tables
 from history.boot import boot_all, dep_order
 from history.matrix import upload_facts, upload_paths
 from history.modfacts import FactsError, module_facts
 
 
 def read_table(path):
-    rows = []
-    for no, line in enumerate(pathlib.Path(path).read_text().splitlines(), 1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        p = line.split("\t")
-        if len(p) != 5 or not all(p):
-            raise ValueError(f"{path}:{no}: want 5 tab-separated columns, got {line!r}")
-        rows.append({"package": p[0], "dir": p[1], "args": "" if p[2] == "-" else p[2],
-                     "module": p[3], "check": None if p[4] == "-" else p[4]})
-    return rows
+    """The -dkms packages table; a bad line is a ValueError naming FILE:LINE."""
+    rows = tables.read_tsv(str(path), ["package", "dir", "args", "module", "check"],
+                           keep_line=True)
+    for r in rows:
+        if not all(r[k] for k in ("package", "dir", "args", "module", "check")):
+            raise ValueError(f"{path}:{r['line']}: an empty column")
+    return [{"package": r["package"], "dir": r["dir"],
+             "args": "" if r["args"] == "-" else r["args"], "module": r["module"],
+             "check": None if r["check"] == "-" else r["check"]} for r in rows]
 
 
 def fetch(out, package):

@@ -20,6 +20,7 @@ SPLATS = [re.compile(p) for p in (
     r"\bKernel panic\b",              # "Kernel panic - not syncing: ..."
     r"\bgeneral protection fault\b",  # "general protection fault, probably for non-canonical address"
     r"\bUBSAN:",                      # "UBSAN: shift-out-of-bounds in ..."
+    r"^[a-z][a-z0-9 ]*: [0-9a-f]{4} \[#\d+\]",  # die(): "int3: 0000 [#1]", "invalid opcode: 0000 [#1]"
 )]
 
 # "[    1.234567] " printk time stamp (CONFIG_PRINTK_TIME), optionally "<6>" level.

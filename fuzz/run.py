@@ -17,6 +17,7 @@ compare/sections/fuzzing.py.
 usage: run.py [--seed S] [--inputs N] [--arms "keep remove"] [--arms-dir DIR]
 """
 import argparse
+import concurrent.futures
 import gzip
 import json
 import os
@@ -30,6 +31,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 sys.path.insert(0, TOP)
 sys.path.insert(0, HERE)
+import cause  # noqa: E402
 import minimize  # noqa: E402
 import signature  # noqa: E402
 sys.path.insert(0, os.path.join(TOP, "workload"))
@@ -272,6 +274,12 @@ def finding(arm, n, sig, out, rounds_max, minimize_on):
     positions, rounds, small = minimize.changed(seed, data), 0, data
     if minimize_on:
         small, positions, rounds = minimize.minimize(seed, data, oracle_for(arm, sig), rounds_max)
+    # a loader signature whose minimized input changes only module content
+    # (code bytes, relocation addends) is the module's code misbehaving
+    in_module = sig[2]
+    if minimize_on:
+        what = cause.content_only(seed, small, positions)
+        in_module = f"content: {what}" if what else None
     name = f"fuzz-{slug(sig[1])}-{arm.name}-{n}"
     path = os.path.join(fdir, name + ".ko")
     with open(path, "wb") as f:
@@ -284,13 +292,29 @@ def finding(arm, n, sig, out, rounds_max, minimize_on):
             + (f" at {', '.join(hex(p) for p in positions[:8])}" if positions else "")
             + (f", cut to {len(small)} bytes" if len(small) < len(seed) else ""))
     line = "\t".join([name, f"file:fuzz/{name}.ko", "-", *cols, note])
-    return {"title": sig[0], "function": sig[1], "in_module": sig[2],
+    return {"title": sig[0], "function": sig[1], "in_module": in_module,
             "input": os.path.relpath(path, B) if path.startswith(B) else path,
             "index": n, "seed_module": os.path.basename(seed_path),
             "changed_bytes": len(positions), "minimize_boots": rounds, "robust_line": line}
 
 
-def reclassify(jpath):
+def content_of_finding(arm, s, arms_dir):
+    """"content: ..." when a saved minimized input changes only module content."""
+    inp = s.get("input") or ""
+    inp = inp if os.path.isabs(inp) else os.path.join(B, inp)
+    seed = os.path.join(arms_dir, arm, "mods", "main", s.get("seed_module") or "?")
+    try:
+        with open(seed, "rb") as f:
+            a = f.read()
+        with open(inp, "rb") as f:
+            b = f.read()
+    except OSError:
+        return None
+    what = cause.content_only(a, b, minimize.changed(a, b))
+    return f"content: {what}" if what else None
+
+
+def reclassify(jpath, arms_dir):
     """Re-read each signature's first input from the saved console logs with
     today's signature.py (its module-content rules)."""
     import glob
@@ -308,6 +332,8 @@ def reclassify(jpath):
                 s["title"], s["function"], s["in_module"] = sig
             else:
                 s["function"], s["in_module"] = signature.content(s["function"], s.get("in_module"))
+            if not s["in_module"]:
+                s["in_module"] = content_of_finding(arm, s, arms_dir)
         sigs = a.get("signatures", [])
         a["crashes"] = sum(s["count"] for s in sigs if not s["in_module"])
         a["module_code_crashes"] = sum(s["count"] for s in sigs if s["in_module"])
@@ -329,8 +355,11 @@ def main(argv=None):
     ap.add_argument("--health-every", type=int, default=int(os.environ.get("FUZZ_HEALTH", "4")))
     ap.add_argument("--rate", type=float, default=20.0,
                     help="inputs/s assumed for a boot's timeout (a hang costs this)")
-    ap.add_argument("--max-boots", type=int, default=int(os.environ.get("FUZZ_MAX_BOOTS", "150")),
-                    help="per arm: bounds an arm whose loader crashes often (pristine 6.1)")
+    ap.add_argument("--max-boots", type=int, default=int(os.environ.get("FUZZ_MAX_BOOTS", "0")),
+                    help="per arm: bounds an arm whose loader crashes often (pristine 6.1);"
+                    " 0: one boot per 40 inputs, at least 150")
+    ap.add_argument("--jobs", type=int, default=int(os.environ.get("JOBS", os.cpu_count() or 1)),
+                    help="arms fuzzed at once (one TCG guest each)")
     ap.add_argument("--minimize-rounds", type=int,
                     default=int(os.environ.get("FUZZ_MIN_ROUNDS", "10")))
     ap.add_argument("--no-kasan", action="store_true", help="skip ARM-kasan variants")
@@ -342,38 +371,32 @@ def main(argv=None):
     args = ap.parse_args(argv)
     log = lambda s: print(s, flush=True)
     if args.reclassify:
-        return reclassify(args.json or os.path.join(args.out, "fuzz.json"))
+        return reclassify(args.json or os.path.join(args.out, "fuzz.json"), args.arms_dir)
     bins = build_driver(args.out)
     arms = args.arms.split()
     if not args.no_kasan:
         arms += [a + "-kasan" for a in args.arms.split()
                  if os.path.isfile(os.path.join(args.arms_dir, a + "-kasan", "kernels", "G0", "bzImage"))]
-    results = {"seed": args.seed, "inputs_per_arm": args.inputs, "arms": {}}
+    results = {"seed": args.seed, "inputs_per_arm": args.inputs, "jobs": args.jobs, "arms": {}}
     jpath = args.json or os.path.join(args.out, "fuzz.json")
     if args.merge and os.path.isfile(jpath):
         with open(jpath) as f:
             old = json.load(f)
         if old.get("seed") == args.seed:
             results["arms"] = {a: r for a, r in old.get("arms", {}).items() if a not in arms}
-    rc = 0
-    for name in arms:
-        try:
-            arm = Arm(name, args.arms_dir, args.out, bins, args.seed)
-            res, crashes = fuzz_arm(arm, args.inputs, args.chunk, args.health_every,
-                                    args.rate, args.max_boots, log)
-        except (OSError, RuntimeError, subprocess.CalledProcessError) as e:
-            print(f"modvlab: error: fuzz: {e}", file=sys.stderr)
-            results["arms"][name] = {"error": str(e)}
-            rc = 1
-            continue
+    max_boots = args.max_boots or max(150, args.inputs // 40)
+
+    def one(name):
+        """(name, results, crashes) of one arm; its own guests, its own boot numbers."""
+        arm = Arm(name, args.arms_dir, args.out, bins, args.seed)
+        res, crashes = fuzz_arm(arm, args.inputs, args.chunk, args.health_every,
+                                args.rate, max_boots, log)
         sigs = {}
         for n in sorted(crashes):
             s = signature.signature(crashes[n]) or (
                 "no kernel bug report: the guest stopped" if not crashes[n][:1] or
                 not crashes[n][0].startswith("health") else "health check failed", "?", None)
             sigs.setdefault(signature.key(s), (s, []))[1].append(n)
-        res["crashes"] = sum(1 for s, ns in sigs.values() if not s[2] for _ in ns)
-        res["module_code_crashes"] = sum(len(ns) for s, ns in sigs.values() if s[2])
         res["signatures"] = []
         for s, ns in sigs.values():
             log(f"  FUZZ   {name}: {len(ns)} x {s[0]} in {s[1]}"
@@ -383,10 +406,28 @@ def main(argv=None):
             f["inputs"] = ns[:50]
             f["count"] = len(ns)
             res["signatures"].append(f)
-        results["arms"][name] = res
-        with open(jpath, "w") as f:
-            json.dump(results, f, indent=1)
-            f.write("\n")
+        res["crashes"] = sum(f["count"] for f in res["signatures"] if not f["in_module"])
+        res["module_code_crashes"] = sum(f["count"] for f in res["signatures"] if f["in_module"])
+        return res
+
+    rc = 0
+    # one TCG guest per core: arms are independent (own boots, own findings)
+    with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        futures = {pool.submit(one, name): name for name in arms}
+        for fut in concurrent.futures.as_completed(futures):
+            name = futures[fut]
+            try:
+                results["arms"][name] = fut.result()
+            except (OSError, RuntimeError, subprocess.CalledProcessError) as e:
+                print(f"modvlab: error: fuzz: {name}: {e}", file=sys.stderr)
+                results["arms"][name] = {"error": str(e)}
+                rc = 1
+            with open(jpath, "w") as f:
+                json.dump(results, f, indent=1)
+                f.write("\n")
+    # arms in the order asked for, whatever order they finished in
+    results["arms"] = {a: results["arms"][a] for a in arms if a in results["arms"]} | {
+        a: r for a, r in results["arms"].items() if a not in arms}
     with open(jpath, "w") as f:
         json.dump(results, f, indent=1)
         f.write("\n")

@@ -11,7 +11,11 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from compare import classify  # noqa: E402
 
 # "RIP: 0010:load_module+0x1a2b/0x2c40" (the module in brackets if it is one)
-RIP = re.compile(r"\bRIP: [0-9a-f]{4}:([A-Za-z0-9_.]+)\+0x[0-9a-f]+/0x[0-9a-f]+(?: \[(\S+)\])?")
+RIP = re.compile(r"\bRIP: [0-9a-f]{4}:([A-Za-z0-9_.]+)\+0x([0-9a-f]+)/0x[0-9a-f]+(?: \[(\S+)\])?")
+# No kernel function is this long: a RIP this far past its symbol is not in it
+# (kallsyms stretches the last text symbol over whatever follows, e.g. a
+# module whose symbols are gone), so it is a jump to garbage like "RIP: 0x...".
+FAR = 0x10000
 # a call trace frame: " ? asm_user_init+0x39/0x1000 [mod_asm_user]"
 FRAME = re.compile(r"^\s*(?:\? )?([A-Za-z0-9_.]+)\+0x[0-9a-f]+/0x[0-9a-f]+(?: \[(\S+)\])?\s*$")
 # "WARNING: CPU: 0 PID: 1 at fs/sysfs/dir.c:32 sysfs_warn_dup+0x5e/0x70"
@@ -39,7 +43,7 @@ CONTENT = {"ftrace_verify_code", "apply_returns", "apply_retpolines", "apply_alt
            "text_poke_early",
            # a jump to garbage through mod->init or mod->exit, which the loader has
            # checked point into the module: into its bytes at a wrong offset
-           "? from do_one_initcall", "? from __x64_sys_delete_module"}
+           "? from do_one_initcall", "? from do_init_module", "? from __x64_sys_delete_module"}
 
 
 def message(line):
@@ -72,9 +76,11 @@ def signature(lines):
         func = m.group(m.lastindex)
     for msg in msgs[first:]:
         r = RIP.search(msg)
-        if r:
+        if r and int(r.group(2), 16) < FAR:
             func = func or r.group(1)
-            in_module = r.group(2)
+            in_module = r.group(3)
+            break
+        if r:
             break
     if not in_module:
         # a fault while a module's own function is on the stack: its code ran

@@ -24,8 +24,10 @@ tcg)	cpu=qemu64
 	# steps): tell it the host's TSC rate (workload/bench/tsc-khz.c)
 	tk=$B/guest/tsc-khz src=$TOP/workload/bench/tsc-khz.c
 	if [ ! -x "$tk" ] || [ "$src" -nt "$tk" ]; then
+		# built aside, then renamed: boots run in parallel (make fuzz)
 		mkdir -p "$B/guest"
-		gcc -O2 -Wall -Wextra -Werror -o "$tk" "$src" || die "cannot build $src"
+		gcc -O2 -Wall -Wextra -Werror -o "$tk.$$" "$src" || die "cannot build $src"
+		mv -f "$tk.$$" "$tk"
 	fi
 	case $append in *tsc_early_khz=*) ;; *) append="$append tsc_early_khz=$("$tk")" ;; esac
 	;;

@@ -13,6 +13,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(TOP, "fuzz"))
 sys.path.insert(0, os.path.join(TOP, "workload"))
+sys.path.insert(0, TOP)
 import corpus  # noqa: E402
 import minimize  # noqa: E402
 import run as fuzzrun  # noqa: E402
@@ -192,3 +193,65 @@ class TestGarbageRip(unittest.TestCase):
                  "[ 2.4]  ? asm_user_init+0x39/0x1000 [mod_asm_user]",
                  "[ 2.4]  ? do_one_initcall+0x8f/0x193"]
         self.assertEqual(signature.signature(lines)[1:], ("? from asm_user_init", "mod_asm_user"))
+
+
+class TestDieHeader(unittest.TestCase):
+    def test_int3_oops_in_module_code_is_a_splat_and_content(self):
+        # from a real keep guest: a relocation addend sent the module's init
+        # into the middle of memcpy; the report starts with die()'s "int3:"
+        lines = ["[ 2.468] int3: 0000 [#1] PREEMPT SMP NOPTI",
+                 "[ 2.469] RIP: 0010:__memcpy+0x0/0x20",
+                 "[ 2.470] Call Trace:", "[ 2.470]  <TASK>",
+                 "[ 2.470]  ? asm_user_init+0x1c3/0x1000 [mod_asm_user]",
+                 "[ 2.470]  ? do_one_initcall+0x8f/0x193",
+                 "[ 2.473] Kernel panic - not syncing: Fatal exception in interrupt"]
+        self.assertEqual(signature.signature(lines),
+                         ("int3: 0000 PREEMPT SMP NOPTI", "__memcpy", "mod_asm_user"))
+
+    def test_a_jump_to_garbage_from_do_init_module_is_content(self):
+        lines = ["[ 1.0] BUG: kernel NULL pointer dereference, address: 0000000000000000",
+                 "[ 1.0] RIP: 0010:0x0", "[ 1.0] Call Trace:",
+                 "[ 1.0]  ? do_init_module+0x44/0x1cd"]
+        self.assertEqual(signature.signature(lines)[1:], ("? from do_init_module", "content"))
+
+
+class TestCause(unittest.TestCase):
+    """cause.py: code bytes and relocation addends are module content; a
+    header, a section header, a relocation's symbol or a cut are structure."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        src = os.path.join(cls.tmp.name, "s.c")
+        with open(src, "w") as f:
+            f.write(SEED_C)
+        obj = os.path.join(cls.tmp.name, "s.o")
+        subprocess.run(["gcc", "-c", "-O2", "-fno-pic", "-mcmodel=kernel", "-o", obj, src],
+                       check=True)
+        with open(obj, "rb") as f:
+            cls.seed = f.read()
+        from compare.elf import Elf
+        cls.elf = Elf(cls.seed)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def at(self, name, delta):
+        return self.elf.shdrs[self.elf.section(name)]["offset"] + delta
+
+    def test_kinds(self):
+        import cause
+        text, rela = self.at(".text", 0), self.at(".rela.text", 0)
+        data = bytearray(self.seed)
+        self.assertEqual(cause.content_only(self.seed, data, [text]), "code")
+        self.assertEqual(cause.content_only(self.seed, data, [rela + 16, rela + 17]),
+                         "relocation addend")
+        self.assertEqual(cause.content_only(self.seed, data, [text, rela + 20]),
+                         "code and relocation addend")
+        self.assertIsNone(cause.content_only(self.seed, data, [rela + 8]))       # r_info
+        self.assertIsNone(cause.content_only(self.seed, data, [text, 0x10]))    # e_type
+        shdr = self.elf.ehdr["e_shoff"] + 64 * self.elf.section(".text")
+        self.assertIsNone(cause.content_only(self.seed, data, [shdr + 4]))      # sh_type
+        self.assertIsNone(cause.content_only(self.seed, self.seed[:-8], [text]))  # a cut
+        self.assertIsNone(cause.content_only(self.seed, data, []))

@@ -29,7 +29,8 @@ def load(build, report):
             {k: s.get(k) for k in ("title", "function", "in_module", "input", "index",
                                    "changed_bytes", "count", "robust_line")}
             for s in a.get("signatures", [])]
-    return {"seed": data.get("seed"), "inputs_per_arm": data.get("inputs_per_arm"), "arms": arms}
+    return {"seed": data.get("seed"), "inputs_per_arm": data.get("inputs_per_arm"),
+            "jobs": data.get("jobs"), "arms": arms}
 
 
 def blocks(data, report):
@@ -41,7 +42,9 @@ def blocks(data, report):
         "relocations, __versions, .modinfo, struct module, bytes, truncation), loaded with "
         "init_module(2) in a TCG guest; (seed, index) regenerates it exactly. A crash is any "
         "kernel bug report (Oops, BUG, WARNING, KASAN, UBSAN, panic) or a guest that stopped. "
-        "Inputs/s is measured in the guest (boots excluded; with boots in brackets). Counted "
+        "Inputs/s is measured in the guest (boots excluded; with boots, and with "
+        f"{data.get('jobs') or 1} guest(s) at a time on this machine, in brackets); every oops "
+        "costs a boot. Counted "
         "apart as module content: a fault in the module's own code (its init ran with a "
         "corrupted body) and the kernel's warnings about the code it patches at sites the "
         "module's own well-formed relocations name (ftrace, alternatives, return thunks): "
@@ -49,13 +52,14 @@ def blocks(data, report):
     rows = []
     for arm, a in arms.items():
         if "error" in a:
-            rows.append([doc.Bold(arm), "error", "", "", "", a["error"]])
+            rows.append([doc.Bold(arm), "error", "", "", "", "", a["error"]])
             continue
-        rows.append([doc.Bold(arm), a["inputs"], f"{a['inputs_per_s']} ({a['inputs_per_s_wall']})",
+        rows.append([doc.Bold(arm), a["inputs"], a.get("boots") or "",
+                     f"{a['inputs_per_s']} ({a['inputs_per_s_wall']})",
                      a["crashes"], a.get("module_code_crashes") or 0,
                      len([s for s in a["signatures"] if not s.get("in_module")])])
-    out.append(doc.Table(["arm", "inputs", "inputs/s", "crashes", "module content",
-                          "loader signatures"], rows, align="lrrrrr"))
+    out.append(doc.Table(["arm", "inputs", "boots", "inputs/s", "crashes", "module content",
+                          "loader signatures"], rows, align="lrrrrrr"))
     sigs = {}
     for arm, a in arms.items():
         for s in a.get("signatures", []):

@@ -50,7 +50,7 @@ ARMS ?= $(shell cd $(TOP) && python3 -m compare.tables arms ready)
 
 .DEFAULT_GOAL := help
 .PHONY: help deps tree compare compare-run report test test-run unit bisect asm-audit bench robust \
-	fuzz detect detect-dwarf history clean clean-tree $(ALL_ARMS)
+	fuzz detect detect-dwarf history clean clean-tree test-loaded $(ALL_ARMS)
 
 help:
 	@echo 'modvlab: keep or remove CONFIG_MODVERSIONS, measured'
@@ -58,6 +58,7 @@ help:
 	@echo 'Targets:'
 	@echo '  compare      build every arm, boot each with the workload, write build/report/'
 	@echo '  test         unit tests, then a real end-to-end run with assertions'
+	@echo '  test-loaded  make test with a CPU hog beside it (lab/hog.sh)'
 	@echo '  $(ALL_ARMS)'
 	@echo '               build one arm (kernel + workload modules) and boot it'
 	@echo '  report       re-render build/report/ from saved logs (no build, no boot)'
@@ -172,6 +173,13 @@ test-run: deps
 	@$(MAKE) --no-print-directory compare-run GENS="$(TEST_GENS)" PLANS="$(TEST_PLANS)" \
 		ROBUST_INPUTS="$(TEST_ROBUST)" BENCH_QUICK=1 || true
 	@python3 tests/run.py --e2e
+
+# make test on a busy machine: the same run with lab/hog.sh (a nice'd kernel
+# build on every core, in its own process group) beside it, killed after.
+test-loaded:
+	@setsid sh lab/hog.sh & hog=$$!; \
+	trap 'kill -- -$$hog 2>/dev/null' EXIT INT TERM; \
+	$(MAKE) --no-print-directory test
 
 # Real updates: Debian's own kernel uploads and -dkms modules (heavy: one
 # boot per kernel and batch; downloads cached in build/history).

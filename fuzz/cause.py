@@ -3,10 +3,11 @@
 the loader parses, or only module content a compiler could have produced.
 
 A crash whose minimized input changes nothing but code bytes (an SHF_EXECINSTR
-section's contents) or relocation addends (which only move where a pointer in
-the module's code or data points) is the module's content misbehaving: the
-same file could come out of a compiler from other source, so no loader check
-of the file can refuse it. Anything else (a header, a symbol, a relocation's
+section's contents), relocation addends or a relocation's symbol for another
+symbol of the table (which only change where a pointer or call in the module's
+code or data goes) or a symbol's st_other (visibility, which the loader never
+reads) is the module's content misbehaving: the same file could come out of a
+compiler from other source, so no loader check of the file can refuse it. Anything else (a header, a symbol, a relocation's
 offset, type or symbol, a section the loader reads, a truncation) is the
 loader's to check."""
 import os
@@ -16,11 +17,17 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from compare.elf import SHT, Elf, ElfError  # noqa: E402
 
 SHF_EXECINSTR = 4
-RELA_ADDEND = range(16, 24)     # r_addend in an Elf64_Rela (24 bytes)
+RELA = 24                       # sizeof(Elf64_Rela): r_offset, r_info, r_addend
+RELA_SYMBOL = range(12, 16)     # ELF64_R_SYM(r_info), little-endian
+RELA_ADDEND = range(16, 24)
+SYM = 24                        # sizeof(Elf64_Sym)
+SYM_OTHER = 5
+NAMES = (("code", "code"), ("addend", "relocation addend"),
+         ("symbol", "relocation symbol"), ("other", "symbol visibility"))
 
 
-def where(seed, pos):
-    """"code", "addend" or None (structure) for byte pos of the seed module."""
+def where(seed, data, pos):
+    """"code", "addend", "symbol", "other" or None (structure) for byte pos."""
     e = Elf(seed)
     shoff = e.ehdr["e_shoff"]
     if pos < 64 or shoff <= pos < shoff + 64 * len(e.shdrs):
@@ -28,24 +35,32 @@ def where(seed, pos):
     for s in e.shdrs[1:]:
         if s["type"] == SHT["NOBITS"] or not s["offset"] <= pos < s["offset"] + s["size"]:
             continue
+        rel = (pos - s["offset"]) % RELA
         if s["flags"] & SHF_EXECINSTR:
             return "code"
-        if s["type"] == SHT["RELA"] and (pos - s["offset"]) % 24 in RELA_ADDEND:
+        if s["type"] == SHT["RELA"] and rel in RELA_ADDEND:
             return "addend"
+        if s["type"] == SHT["RELA"] and rel in RELA_SYMBOL and s["link"] < len(e.shdrs):
+            entry = pos - rel
+            nsyms = e.shdrs[s["link"]]["size"] // SYM
+            new = int.from_bytes(data[entry + 12:entry + 16], "little")
+            return "symbol" if 0 < new < nsyms else None
+        if s["type"] == SHT["SYMTAB"] and (pos - s["offset"]) % SYM == SYM_OTHER:
+            return "other"
         return None
     return None
 
 
 def content_only(seed, data, positions):
-    """"code", "relocation addend" (or both) when every changed byte is module
-    content, else None; a truncated or grown input is never content."""
+    """What kinds of module content the changed bytes are ("code", "relocation
+    addend and relocation symbol", ...), or None if any is structure; a
+    truncated or grown input is never content."""
     if len(data) != len(seed) or not positions:
         return None
     try:
-        kinds = {where(seed, p) for p in positions}
+        kinds = {where(seed, data, p) for p in positions}
     except (ElfError, ValueError, IndexError):
         return None
     if None in kinds:
         return None
-    return " and ".join(name for k, name in (("code", "code"), ("addend", "relocation addend"))
-                        if k in kinds)
+    return " and ".join(name for k, name in NAMES if k in kinds)

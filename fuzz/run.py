@@ -23,6 +23,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -142,15 +143,36 @@ class Boot:
         return None if self.end or not self.started else self.started[-1]
 
 
-def boot(arm, name, kernel, init, args, files, timeout, mem, out):
+def boot(arm, name, kernel, init, args, files, timeout, mem, out, stall=30):
     """Run one guest; returns its Boot (the log under out/boots/arms/ARM/boot/)."""
     d = os.path.join(out, "boots", "arms", arm, "boot")
     os.makedirs(d, exist_ok=True)
     initramfs(os.path.join(d, name + ".cpio.gz"), init, args, files)
     env = dict(os.environ, B=os.path.join(out, "boots"), KERNEL=kernel, TIMEOUT=str(int(timeout)),
                MEM=mem, APPEND=os.environ.get("FUZZ_APPEND", "loglevel=3"))
-    subprocess.run(["sh", os.path.join(TOP, "qemu", "boot.sh"), arm, name], env=env,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # A guest whose console says nothing for `stall` seconds has hung (an
+    # input's code spins or sleeps forever): stop it then, not at the
+    # boot's timeout, which is sized for thousands of inputs.
+    p = subprocess.Popen(["sh", os.path.join(TOP, "qemu", "boot.sh"), arm, name], env=env,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True)
+    log, size, quiet = os.path.join(d, name + ".log"), -1, 0
+    while p.poll() is None:
+        time.sleep(1)
+        now = os.path.getsize(log) if os.path.exists(log) else 0
+        # counted from the first output on (booting to /init prints nothing)
+        quiet = quiet + 1 if now == size and now else 0
+        size = now
+        if quiet >= stall:
+            os.killpg(p.pid, signal.SIGTERM)
+            try:
+                p.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+            with open(log, "a") as f:
+                f.write(f"# modvlab: no console output for {stall} s: the guest hung\n")
+            break
     try:
         with open(os.path.join(d, name + ".log"), errors="replace") as f:
             return Boot(f.readlines())
@@ -174,6 +196,8 @@ class Arm:
             raise FileNotFoundError(f"arm {name}: no {self.health}")
         self.sanitizer = "-" in name
         self.mem = "1G" if self.sanitizer else "256M"
+        # seconds of console silence that mean a hang (a sanitizer guest is slower)
+        self.stall = int(os.environ.get("FUZZ_STALL", "0")) or (120 if self.sanitizer else 30)
         self.nboot = 0
         with open(bins["guest"], "rb") as f:
             self.init = f.read()
@@ -195,7 +219,7 @@ class Arm:
                 + " ".join(f"/s{i}.ko" for i in range(len(self.seeds))))
         timeout = 90 + count / rate * (4 if self.sanitizer else 1)
         return boot(self.name, f"fuzz-{self.nboot}", self.kernel, self.init, args, files,
-                    timeout, self.mem, self.out)
+                    timeout, self.mem, self.out, self.stall)
 
     def try_files(self, blobs):
         """Boot once with these inputs in order; returns the Boot."""
@@ -204,7 +228,7 @@ class Arm:
         files["/h.ko"] = open(self.health, "rb").read()
         args = "files 0 /h.ko " + " ".join(f"/in/{i}.ko" for i in range(len(blobs)))
         return boot(self.name, f"min-{self.nboot}", self.kernel, self.init, args, files,
-                    120 + 5 * len(blobs), self.mem, self.out)
+                    120 + 5 * len(blobs), self.mem, self.out, self.stall)
 
 
 def crashes_of(b):

@@ -94,7 +94,7 @@ def signature(lines):
         for msg in msgs[first:]:
             fr = FRAME.match(msg)
             if fr:
-                func, in_module = "? from " + fr.group(1), fr.group(2)
+                func, in_module = "? from " + fr.group(1), in_module or fr.group(2)
                 break
     if not func:
         m = IN_FILE.search(title)

@@ -249,7 +249,15 @@ class TestCause(unittest.TestCase):
                          "relocation addend")
         self.assertEqual(cause.content_only(self.seed, data, [text, rela + 20]),
                          "code and relocation addend")
-        self.assertIsNone(cause.content_only(self.seed, data, [rela + 8]))       # r_info
+        self.assertIsNone(cause.content_only(self.seed, data, [rela + 8]))       # r_info type
+        sym = self.at(".symtab", 0)
+        self.assertEqual(cause.content_only(self.seed, data, [sym + 24 + 5]), "symbol visibility")
+        self.assertIsNone(cause.content_only(self.seed, data, [sym + 24 + 6]))  # st_shndx
+        other = bytearray(self.seed)        # the relocation names symbol 1, in the table
+        other[rela + 12:rela + 16] = (1).to_bytes(4, "little")
+        self.assertEqual(cause.content_only(self.seed, other, [rela + 12]), "relocation symbol")
+        other[rela + 12:rela + 16] = (10 ** 6).to_bytes(4, "little")          # past the table
+        self.assertIsNone(cause.content_only(self.seed, other, [rela + 12]))
         self.assertIsNone(cause.content_only(self.seed, data, [text, 0x10]))    # e_type
         shdr = self.elf.ehdr["e_shoff"] + 64 * self.elf.section(".text")
         self.assertIsNone(cause.content_only(self.seed, data, [shdr + 4]))      # sh_type

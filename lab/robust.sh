@@ -10,6 +10,7 @@
 # findings), a failed health check or an outcome other than declared fails
 # the run, one line each.
 # usage: robust.sh ARM...      env: VARIANT=kasan (empty: no sanitizer pass),
+#                                   VARIANT_ARMS="keep remove" (only these),
 #                                   ROBUST_INPUTS, ACCEL, TIMEOUT, JOBS
 set -eu
 . "$(dirname "$0")/common.sh"
@@ -59,6 +60,8 @@ for arm in "$@"; do
 	PLANS=robust sh "$TOP/lab/run.sh" "$arm" ||
 		echo "modvlab: robust: $arm: some boots did not finish (judged below)" >&2
 	[ -n "$variant" ] || continue
+	# VARIANT_ARMS: the arms that get the sanitizer pass (default: all)
+	case " ${VARIANT_ARMS:-$*} " in *" $arm "*) ;; *) continue ;; esac
 	# one kernel build at a time on a shared machine: wait for the others
 	said=
 	while [ -z "${ROBUST_NO_WAIT:-}" ] && pgrep -f 'make.* O=' >/dev/null 2>&1; do

@@ -49,7 +49,7 @@ DETECTORS ?=
 ARMS ?= $(shell cd $(TOP) && python3 -m compare.tables arms ready)
 
 .DEFAULT_GOAL := help
-.PHONY: help deps tree compare compare-run report test test-run unit bisect asm-audit bench robust \
+.PHONY: help deps tree compare compare-run report test test-run unit bisect cross asm-audit bench robust \
 	fuzz detect detect-dwarf history clean clean-tree $(ALL_ARMS)
 
 help:
@@ -62,6 +62,7 @@ help:
 	@echo '               build one arm (kernel + workload modules) and boot it'
 	@echo '  report       re-render build/report/ from saved logs (no build, no boot)'
 	@echo '  bisect       build after every patch of each series (build/bisect/*.tsv)'
+	@echo '  cross        keep series + MODVERSIONS cross-built for arm64, sparc32 (build/cross/cross.tsv)'
 	@echo '  bench        costs: clean builds (ccache off, interleaved), load time vs imports'
 	@echo '               (QUICK=1: the sanity run); writes build/report/bench.json'
 	@echo '  robust       the bad-module corpus on every arm and on a KASAN/UBSAN build'
@@ -151,6 +152,12 @@ report:
 # Every patch of every series builds on its own (minutes per patch).
 bisect: tree
 	@for a in keep remove; do [ ! -f series-$$a/series ] || sh lab/bisect.sh $$a || exit 1; done
+
+# Heavy (not in make test): the keep series cross-built with MODVERSIONS for
+# the architectures of lab/cross.tsv (build/cross/cross.tsv); installs their
+# cross compilers. CROSS_SRC=DIR CROSS_LABEL=NAME builds another tree.
+cross: $(if $(CROSS_SRC),,tree)
+	@sh lab/cross.sh $(CROSS_ARCHES)
 
 # .S exports without a prototype genksyms sees, per architecture, in the tree
 # with the keep series applied (keep 0002 makes each a build error there)

@@ -434,6 +434,7 @@ def main(argv):
             if full:
                 for s, f in missing:
                     print(f"\t{s}\t{f}")
+    sys.stdout.flush()
     print(f"{holes} .S exports without a prototype genksyms would see", file=sys.stderr)
     return 1 if holes else 0
 

@@ -159,10 +159,18 @@ bisect: tree
 cross: $(if $(CROSS_SRC),,tree)
 	@sh lab/cross.sh $(CROSS_ARCHES)
 
-# .S exports without a prototype genksyms sees, per architecture, in the tree
-# with the keep series applied (keep 0002 makes each a build error there)
+# .S exports without a prototype genksyms sees, per architecture variant:
+# pristine 6.1 (what the keep series must fix), then the tree with the keep
+# series applied (keep 0004 makes each a build error there; exit 1 if any),
+# or only AUDIT_TREE=dir
 asm-audit: tree
-	@python3 lab/asm-exports-audit.py $(or $(AUDIT_TREE),build/linux)
+ifeq ($(AUDIT_TREE),)
+	@python3 lab/asm-exports-audit.py "$(B)/linux" || true
+	@sh lab/series-tree.sh keep "$(B)/audit/src"
+	@python3 lab/asm-exports-audit.py "$(B)/audit/src"
+else
+	@python3 lab/asm-exports-audit.py "$(AUDIT_TREE)"
+endif
 
 unit:
 	@python3 tests/run.py

@@ -31,20 +31,10 @@ if [ -n "${CROSS_SRC:-}" ]; then
 	src=$CROSS_SRC
 	[ -f "$src/Makefile" ] || die "CROSS_SRC=$src is not a kernel tree"
 else
-	series=$TOP/series-keep
-	[ -f "$series/series" ] || die "no series-keep/series"
-	[ -d "$TREE/.git" ] || die "no $TREE (run: make tree)"
 	src=$D/src
-	git -C "$TREE" worktree remove -f "$src" 2>/dev/null || rm -rf "$src"
-	git -C "$TREE" worktree prune
-	git -C "$TREE" worktree add -q --detach "$src" pristine
-	for p in $(grep -v -e '^#' -e '^[[:space:]]*$' "$series/series"); do
-		git -C "$src" -c user.name=modvlab -c user.email=modvlab@localhost \
-			am -q "$series/$p" >/dev/null 2>&1 || die "series-keep: $p does not apply"
-	done
+	sh "$TOP/lab/series-tree.sh" keep "$src"
 fi
 
-bad=0
 printf '%s\n' "$lines" | while IFS="$(printf '\t')" read -r name arch cross pkg opts; do
 	obj=$D/$name-$label log=$D/$name-$label.log frag=$D/$name.config
 	step CROSS "$name ($label)"

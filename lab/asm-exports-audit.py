@@ -52,6 +52,13 @@ VARIANTS = {
                ("parisc64", "64", {"CONFIG_64BIT"}, set())],
 }
 GENERIC = ("", {"__KERNEL__"}, set())
+# Every CONFIG_ option the variant does not fix is taken as n, then as y
+# (in the known-defined or known-undefined set), for the .S files, the
+# Makefiles and the headers alike: a hole in either is reported. Taking
+# both branches of such an #if instead would see a declaration that only
+# some configs reach (sparc32's empty_zero_page, reached through
+# <linux/kasan.h> only) and miss the hole.
+ALL_CONFIG = "CONFIG_*"
 
 
 def die(msg):
@@ -82,6 +89,15 @@ class Cond:
             return 1
         if name in self.false:
             return 0
+        return self.config(name)
+
+    def config(self, name):
+        """An option the variant does not fix: as the mode says (ALL_CONFIG)."""
+        if name.startswith("CONFIG_"):
+            if ALL_CONFIG in self.true:
+                return 1
+            if ALL_CONFIG in self.false:
+                return 0
         return None
 
     def value(self, name):
@@ -89,6 +105,8 @@ class Cond:
             return 1
         if name in self.false:
             return 0
+        if self.config(name) is not None and name not in self.macros:
+            return self.config(name)
         bodies = self.macros.get(name)
         if bodies and len(set(bodies)) == 1 and re.fullmatch(r"\s*\(?\s*\d+[uUlL]*\s*\)?\s*", bodies[0] or "0"):
             return int(re.sub(r"[^\d]", "", bodies[0]) or "0")
@@ -406,10 +424,15 @@ def audit(tree, arch):
     rows = []
     asm_mv = has_asm_modversions(tree, arch)
     for name, bits, true, false in VARIANTS.get(arch, [(arch, "", *GENERIC[1:])]):
-        exports = arch_exports(tree, arch, bits, set(true), set(false))
-        names = (declared_names(tree, arch, set(true), set(false)) or set()) if asm_mv else set()
-        missing = sorted((s, f) for s, f in exports.items() if s not in names)
-        rows.append((name, len(exports), asm_mv, missing))
+        exports, missing = {}, {}
+        for t, f in ((set(true), set(false) | {ALL_CONFIG}), (set(true) | {ALL_CONFIG}, set(false))):
+            ex = arch_exports(tree, arch, bits, t, f)
+            names = (declared_names(tree, arch, t, f) or set()) if asm_mv else set()
+            for sym, path in ex.items():
+                exports.setdefault(sym, path)
+                if sym not in names:
+                    missing.setdefault(sym, path)
+        rows.append((name, len(exports), asm_mv, sorted(missing.items())))
     return rows
 
 

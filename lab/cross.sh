@@ -41,7 +41,7 @@ printf '%s\n' "$lines" | while IFS="$(printf '\t')" read -r name arch cross pkg 
 	command -v "${cross}gcc" >/dev/null || die "${cross}gcc not found after installing $pkg"
 	printf 'CONFIG_MODULES=y\nCONFIG_MODVERSIONS=y\n' > "$frag"
 	printf '%s\n' "$opts" | tr ',' '\n' >> "$frag"
-	mkdir -p "$obj"
+	rm -rf "$obj"; mkdir -p "$obj"   # from scratch: ccache keeps it quick
 	km() { make -C "$src" O="$obj" ARCH="$arch" CROSS_COMPILE="$cross" "$@"; }
 	result=fail
 	if { km tinyconfig &&

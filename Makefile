@@ -62,7 +62,7 @@ help:
 	@echo '               build one arm (kernel + workload modules) and boot it'
 	@echo '  report       re-render build/report/ from saved logs (no build, no boot)'
 	@echo '  bisect       build after every patch of each series (build/bisect/*.tsv)'
-	@echo '  cross        keep series + MODVERSIONS cross-built for arm64, sparc32 (build/cross/cross.tsv)'
+	@echo '  cross        keep series + MODVERSIONS cross-built for lab/cross.tsv (build/cross/cross.tsv)'
 	@echo '  bench        costs: clean builds (ccache off, interleaved), load time vs imports'
 	@echo '               (QUICK=1: the sanity run); writes build/report/bench.json'
 	@echo '  robust       the bad-module corpus on every arm and on a KASAN/UBSAN build'

@@ -11,6 +11,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 spec = importlib.util.spec_from_file_location("audit", os.path.join(TOP, "lab", "asm-exports-audit.py"))
 audit = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(audit)
+audit.REVIEWED = set()   # the scratch trees, not lab/asm-audit-reviewed.tsv
 
 
 def tree(d, kconfig, proto):
@@ -114,6 +115,27 @@ class VariantTest(unittest.TestCase):
         files = dict(SPARC)
         files["arch/sparc/Makefile"] = "obj-$(CONFIG_SPARC64) += lib/\n"
         self.assertEqual(self.rows(files)["sparc32"], (0, []))
+
+    def test_reviewed_entry_is_not_a_hole(self):
+        audit.REVIEWED = {("sparc32", "___rw_read_enter")}
+        try:
+            self.assertEqual(self.rows(SPARC)["sparc32"][1], [])
+        finally:
+            audit.REVIEWED = set()
+
+    def test_declared_only_with_an_option_is_a_hole(self):
+        # the export is always built; the declaration needs CONFIG_MCOUNT
+        files = dict(SPARC)
+        files["arch/sparc/include/asm/asm-prototypes.h"] += \
+            "#ifdef CONFIG_MCOUNT\nvoid ___rw_read_enter(void);\n#endif\n"
+        self.assertEqual(self.rows(files)["sparc32"][1], ["___rw_read_enter"])
+
+    def test_option_the_arch_selects_is_on(self):
+        files = dict(SPARC)
+        files["arch/sparc/Kconfig"] += "\tselect SPARC_RWLOCK if SPARC32\n"
+        files["arch/sparc/include/asm/asm-prototypes.h"] += \
+            "#ifdef CONFIG_SPARC_RWLOCK\nvoid ___rw_read_enter(void);\n#endif\n"
+        self.assertEqual(self.rows(files)["sparc32"][1], [])
 
     def test_main_exit_status(self):
         with tempfile.TemporaryDirectory() as d:

@@ -26,6 +26,7 @@ lines=$(grep -v -e '^#' -e '^[[:space:]]*$' "$table")
 # shellcheck disable=SC2046
 sh "$TOP/lab/deps.sh" $(printf '%s\n' "$lines" | cut -f4 | sort -u)
 
+rm -f "$D/.failed"
 label=${CROSS_LABEL:-keep}
 if [ -n "${CROSS_SRC:-}" ]; then
 	src=$CROSS_SRC
@@ -41,7 +42,7 @@ printf '%s\n' "$lines" | while IFS="$(printf '\t')" read -r name arch cross pkg 
 	command -v "${cross}gcc" >/dev/null || die "${cross}gcc not found after installing $pkg"
 	printf 'CONFIG_MODULES=y\nCONFIG_MODVERSIONS=y\n' > "$frag"
 	printf '%s\n' "$opts" | tr ',' '\n' >> "$frag"
-	rm -rf "$obj"; mkdir -p "$obj"   # from scratch: ccache keeps it quick
+	rm -rf "$obj" "$obj.json"; mkdir -p "$obj"   # from scratch: ccache keeps it quick
 	km() { make -C "$src" O="$obj" ARCH="$arch" CROSS_COMPILE="$cross" "$@"; }
 	result=fail
 	if { km tinyconfig &&
@@ -52,7 +53,8 @@ printf '%s\n' "$lines" | while IFS="$(printf '\t')" read -r name arch cross pkg 
 		elif "$TOP/lab/cputime.py" "$obj.json" -- nice make -C "$src" O="$obj" \
 			ARCH="$arch" CROSS_COMPILE="$cross" CC="ccache ${cross}gcc" \
 			-j"$JOBS" >>"$log" 2>&1; then
-			ls "$obj"/lib/*.ko >/dev/null 2>&1 && result=pass || result=no-module
+			# the line's =m module must be there, not just vmlinux
+			[ -n "$(find "$obj" -name '*.ko' | head -n1)" ] && result=pass || result=no-module
 		fi
 	fi
 	cpu=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['cpu_s'])" "$obj.json" 2>/dev/null || echo -)

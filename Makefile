@@ -49,7 +49,7 @@ DETECTORS ?=
 ARMS ?= $(shell cd $(TOP) && python3 -m compare.tables arms ready)
 
 .DEFAULT_GOAL := help
-.PHONY: help deps tree compare compare-run report test test-run unit bisect asm-audit bench robust \
+.PHONY: help deps tree compare compare-run report test test-run unit bisect cross asm-audit bench robust \
 	fuzz detect detect-dwarf history clean clean-tree test-loaded $(ALL_ARMS)
 
 help:
@@ -63,6 +63,7 @@ help:
 	@echo '               build one arm (kernel + workload modules) and boot it'
 	@echo '  report       re-render build/report/ from saved logs (no build, no boot)'
 	@echo '  bisect       build after every patch of each series (build/bisect/*.tsv)'
+	@echo '  cross        keep series + MODVERSIONS cross-built for lab/cross.tsv (build/cross/cross.tsv)'
 	@echo '  bench        costs: clean builds (ccache off, interleaved), load time vs imports'
 	@echo '               (QUICK=1: the sanity run); writes build/report/bench.json'
 	@echo '  robust       the bad-module corpus on every arm and on a KASAN/UBSAN build'
@@ -153,10 +154,24 @@ report:
 bisect: tree
 	@for a in keep remove; do [ ! -f series-$$a/series ] || sh lab/bisect.sh $$a || exit 1; done
 
-# .S exports without a prototype genksyms sees, per architecture, in the tree
-# with the keep series applied (keep 0002 makes each a build error there)
+# Heavy (not in make test): the keep series cross-built with MODVERSIONS for
+# the architectures of lab/cross.tsv (build/cross/cross.tsv); installs their
+# cross compilers. CROSS_SRC=DIR CROSS_LABEL=NAME builds another tree.
+cross: $(if $(CROSS_SRC),,tree)
+	@sh lab/cross.sh $(CROSS_ARCHES)
+
+# .S exports without a prototype genksyms sees, per architecture variant:
+# pristine 6.1 (what the keep series must fix), then the tree with the keep
+# series applied (keep 0004 makes each a build error there; exit 1 if any),
+# or only AUDIT_TREE=dir
 asm-audit: tree
-	@python3 lab/asm-exports-audit.py $(or $(AUDIT_TREE),build/linux)
+ifeq ($(AUDIT_TREE),)
+	@python3 lab/asm-exports-audit.py "$(B)/linux" || true
+	@sh lab/series-tree.sh keep "$(B)/audit/src"
+	@python3 lab/asm-exports-audit.py "$(B)/audit/src"
+else
+	@python3 lab/asm-exports-audit.py "$(AUDIT_TREE)"
+endif
 
 unit:
 	@python3 tests/run.py

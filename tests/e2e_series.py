@@ -16,7 +16,8 @@ B = os.environ.get("B", os.path.join(TOP, "build"))
 CHECKPATCH = os.path.join(B, "linux", "scripts", "checkpatch.pl")
 SERIES = [a for a in ("keep", "remove")
           if os.path.isfile(os.path.join(TOP, "series-" + a, "series"))]
-SUBJECT = re.compile(r"^\[RFC PATCH (\d+)/(\d+)\] ([a-z0-9_/.-]+(?:, [a-z0-9_/.-]+)*): (.+)$")
+# the subsystem prefix as kernel logs spell it: kbuild:, MIPS:, Documentation/kbuild:
+SUBJECT = re.compile(r"^\[RFC PATCH (\d+)/(\d+)\] ([A-Za-z0-9_/.-]+(?:, [A-Za-z0-9_/.-]+)*): (.+)$")
 
 
 def subject(text):

@@ -6,8 +6,9 @@
 #   apart/    mod-consumer alone, against main's Module.symvers: an
 #             out-of-tree consumer built separately from its provider
 #   v2/       mod-provider after a change of its assembly export's prototype
-#   noproto/  provider + consumer without asm-prototypes-y, as a module that
-#             never declared its .S prototypes is built (KBUILD_MODPOST_WARN=1)
+#   noproto/  provider + consumer without the -include of mod-provider.h,
+#             as a module that never declared its .S prototype is built
+#             (KBUILD_MODPOST_WARN=1)
 #   probe/    the probe users (workload/probe-users/), KBUILD_MODPOST_WARN=1
 #             so that one importing an export a generation removed still builds
 # usage: build.sh ARM            all sets, against the arm's G0 kernel
@@ -86,7 +87,7 @@ provider="modvlab.h mod-provider.h provider-c.c provider-asm.S"
 set_build apart mod-consumer.c modvlab.h mod-provider.h -- \
 	'obj-m += mod-consumer.o\n' -- KBUILD_EXTRA_SYMBOLS="$out/main/Module.symvers"
 set_build v2 $provider -- \
-	'ccflags-y += -DMODVLAB_PROVIDER_V2\nasflags-y += -DMODVLAB_PROVIDER_V2\nobj-m += mod-provider.o\nmod-provider-y := provider-c.o provider-asm.o\nasm-prototypes-y := mod-provider.h\n' --
+	'ccflags-y += -DMODVLAB_PROVIDER_V2\nasflags-y += -DMODVLAB_PROVIDER_V2\nobj-m += mod-provider.o\nmod-provider-y := provider-c.o provider-asm.o\nCFLAGS_provider-asm.o := -include $(src)/mod-provider.h\n' --
 set_build noproto $provider mod-consumer.c -- \
 	'obj-m += mod-provider.o mod-consumer.o\nmod-provider-y := provider-c.o provider-asm.o\n' -- KBUILD_MODPOST_WARN=1
 probe_set

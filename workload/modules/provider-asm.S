@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * mod-provider, assembly half: a function defined and exported from a module's
- * own .S file. Its C prototype is in mod-provider.h, which genksyms in 6.1
- * never sees (cmd_gensymtypes_S only includes <asm/asm-prototypes.h>).
+ * own .S file. Its C prototype is in mod-provider.h, which genksyms sees only
+ * because Kbuild forces it on this object's C flags (cmd_gensymtypes_S
+ * otherwise includes only <asm/asm-prototypes.h>).
  */
 #include <linux/linkage.h>
 #include <asm/export.h>

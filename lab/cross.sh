@@ -1,0 +1,72 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# make cross: does the keep series build with CONFIG_MODVERSIONS on other
+# architectures, where a .S export without a prototype is now an error?
+# For each line of lab/cross.tsv: tinyconfig + MODULES + MODVERSIONS + the
+# line's options (one small =m module), cross-compiled with Debian's cross
+# gcc (installed through deps.sh), ccache, one O= folder per arch under
+# build/cross/, log kept there. Appends to build/cross/cross.tsv: arch,
+# tree, result, CPU seconds, missing-CRC messages in the log.
+# usage: cross.sh [ARCH...]    (default: every line of lab/cross.tsv)
+#   CROSS_SRC=DIR CROSS_LABEL=NAME  build that tree instead of pristine +
+#   series-keep (e.g. a development worktree, or build/linux as "pristine")
+set -eu
+. "$(dirname "$0")/common.sh"
+
+D=$B/cross
+table=$TOP/lab/cross.tsv
+mkdir -p "$D"
+out=$D/cross.tsv
+[ -f "$out" ] || printf 'arch\ttree\tresult\tcpu_s\tmissing_crc\n' > "$out"
+
+lines=$(grep -v -e '^#' -e '^[[:space:]]*$' "$table")
+[ $# -eq 0 ] || lines=$(for a in "$@"; do
+	printf '%s\n' "$lines" | awk -F'\t' -v a="$a" '$1 == a' | grep . ||
+		die "no architecture '$a' in lab/cross.tsv"; done)
+# shellcheck disable=SC2046
+sh "$TOP/lab/deps.sh" $(printf '%s\n' "$lines" | cut -f4 | sort -u)
+
+rm -f "$D/.failed"
+label=${CROSS_LABEL:-keep}
+if [ -n "${CROSS_SRC:-}" ]; then
+	src=$CROSS_SRC
+	[ -f "$src/Makefile" ] || die "CROSS_SRC=$src is not a kernel tree"
+else
+	src=$D/src
+	sh "$TOP/lab/series-tree.sh" keep "$src"
+fi
+
+printf '%s\n' "$lines" | while IFS="$(printf '\t')" read -r name arch cross pkg opts; do
+	obj=$D/$name-$label log=$D/$name-$label.log frag=$D/$name.config
+	step CROSS "$name ($label)"
+	command -v "${cross}gcc" >/dev/null || die "${cross}gcc not found after installing $pkg"
+	printf 'CONFIG_MODULES=y\nCONFIG_MODVERSIONS=y\n' > "$frag"
+	printf '%s\n' "$opts" | tr ',' '\n' >> "$frag"
+	rm -rf "$obj" "$obj.json"; mkdir -p "$obj"   # from scratch: ccache keeps it quick
+	km() { make -C "$src" O="$obj" ARCH="$arch" CROSS_COMPILE="$cross" "$@"; }
+	result=fail
+	if { km tinyconfig &&
+	     "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$frag" &&
+	     km olddefconfig; } >"$log" 2>&1; then
+		if ! sh "$TOP/lab/config-check.sh" "$obj/.config" "$frag" 2>>"$log"; then
+			result=config
+		elif "$TOP/lab/cputime.py" "$obj.json" -- nice make -C "$src" O="$obj" \
+			ARCH="$arch" CROSS_COMPILE="$cross" CC="ccache ${cross}gcc" \
+			-j"$JOBS" >>"$log" 2>&1; then
+			# the line's =m module must be there, not just vmlinux
+			[ -n "$(find "$obj" -name '*.ko' | head -n1)" ] && result=pass || result=no-module
+		fi
+	fi
+	cpu=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['cpu_s'])" "$obj.json" 2>/dev/null || echo -)
+	# modpost's words for an export or import without a CRC, before and after keep 0004
+	miss=$(grep -c -e 'has no CRC' -e 'version generation failed' "$log" || true)
+	grep -v -P "^$name\t$label\t" "$out" > "$out.new" || true
+	printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$label" "$result" "$cpu" "$miss" >> "$out.new"
+	mv "$out.new" "$out"
+	printf '  %-7s%s (%s): %s, %s CPU s, %s missing CRCs (log: %s)\n' CROSS "$name" "$label" "$result" "$cpu" "$miss" "$log"
+	[ "$result" = pass ] || echo "$name" >> "$D/.failed"
+done
+if [ -f "$D/.failed" ]; then
+	rm -f "$D/.failed"
+	die "cross build failed (see $out)"
+fi

@@ -82,6 +82,13 @@ class TestTables(unittest.TestCase):
         with self.assertRaisesRegex(tables.TableError, r"bad.tsv:1: cost: unknown cheap"):
             tables.gens(path)
 
+    def test_report_carries_the_layout_break(self):
+        path = self.write("gens.tsv", "G8\tp\t-\t-\ta loader struct changes\tlayout\tfull\n")
+        declared = load.read_gens(path)
+        self.assertEqual(declared["G8"]["breaks"], ["layout"])
+        gens = model.generations([], declared)
+        self.assertEqual((gens["G8"]["breaks"], gens["G8"]["changes"]), (["layout"], []))
+
     def test_the_repository_layout_generation(self):
         g = {x["gen"]: x for x in tables.gens()}["G8"]
         self.assertEqual((g["breaks"], g["cost"], g["changes"]), (["layout"], "full", []))

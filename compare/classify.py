@@ -48,6 +48,10 @@ REFUSALS = [(name, re.compile(p)) for name, p in (
     ("crc-missing", r"no symbol version for"),               # Debian fails closed on a missing CRC
     ("vermagic", r"version magic .* should be"),             # check_modinfo(): vermagic string differs
     ("abi-version", r"(?i)\babi version\b"),                 # series-remove's ABI string (future arm)
+    # series-remove's layout record: "no struct module layout record", "struct
+    # kernel_param layout differs from this kernel's: ops at offset ...",
+    # "struct module layout record differs ...", "... record has no contents"
+    ("layout", r"\b(no )?struct \w+ layout (differs|record)\b"),
     ("unknown-symbol", r"Unknown symbol"),                   # symbol not exported (any more)
     ("already-loaded", r"module is already loaded"),         # a module of that name is live
 )]

@@ -267,4 +267,4 @@ def read_gens(path):
     except tables.TableError as e:
         raise InputError(str(e)) from None
     return {g["gen"]: {"patch": g["patch"], "changes": g["changes"], "removes": g["removes"],
-                       "note": g["note"]} for g in rows}
+                       "breaks": g["breaks"], "note": g["note"]} for g in rows}

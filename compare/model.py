@@ -98,7 +98,7 @@ def generations(cases, declared):
     """The generations the plans booted, with what each changed and where it ran.
 
     note: the plans' gen_note (what was run), else the declaration's;
-    changes/removes: from the declaration, null when it does not list the generation.
+    changes/removes/breaks: from the declaration, null when it does not list the generation.
     """
     gens = {}
     for c in cases:
@@ -106,7 +106,7 @@ def generations(cases, declared):
             continue
         g = c.get("gen")
         rec = gens.setdefault(g, {"note": None, "changes": None, "removes": None,
-                                  "patch": None, "labels": []})
+                                  "breaks": None, "patch": None, "labels": []})
         if rec["note"] is None and c.get("gen_note"):
             rec["note"] = c["gen_note"]
         lab = label(c["arm"], c["policy"])
@@ -114,10 +114,10 @@ def generations(cases, declared):
             rec["labels"].append(lab)
     for g in declared:           # declared, but no plan booted it
         gens.setdefault(g, {"note": None, "changes": None, "removes": None,
-                            "patch": None, "labels": []})
+                            "breaks": None, "patch": None, "labels": []})
     for g, rec in gens.items():
         d = declared.get(g) or {}
-        for k in ("changes", "removes", "patch"):
+        for k in ("changes", "removes", "breaks", "patch"):
             rec[k] = d.get(k)
         if rec["note"] is None:
             rec["note"] = d.get("note")

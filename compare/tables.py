@@ -114,14 +114,24 @@ def arm_names(path=ARMS_TSV):
 
 # What a generation may declare it breaks (gens.tsv's optional "breaks"
 # column): "rebuilt" = even a module rebuilt from unchanged source against
-# it misbehaves (a semantic change with no header change).
-BREAKS = ("rebuilt",)
+# it misbehaves (a semantic change with no header change); "layout" = a
+# structure the module loader reads from every module (struct module, or
+# what it parses out of the module's sections: kernel_param, kernel_symbol,
+# exception tables ...) changes layout, so every module built for an older
+# generation is incompatible, whatever it imports.
+BREAKS = ("rebuilt", "layout")
+# What a generation may declare it costs (gens.tsv's optional "cost"
+# column): "full" = its patch touches a header nearly every object
+# includes, so each arm rebuilds the whole kernel for it (and again to go
+# back to G0). Such a generation runs only when GENS names it (or GENS=all).
+COSTS = ("full",)
+ALL_GENS = "all"
 
 
 def gens(path=GENS_TSV):
-    """The generations: [{gen, patch, changes, removes, note, breaks}] (lists)."""
-    rows = read_tsv(path, ["gen", "patch", "changes", "removes", "note", "breaks"],
-                    optional=1, keep_line=True)
+    """The generations: [{gen, patch, changes, removes, note, breaks, cost}] (lists)."""
+    rows = read_tsv(path, ["gen", "patch", "changes", "removes", "note", "breaks", "cost"],
+                    optional=2, keep_line=True)
     for g in rows:
         g["changes"], g["removes"] = symbols(g["changes"]), symbols(g["removes"])
         g["breaks"] = symbols(g["breaks"])
@@ -129,18 +139,36 @@ def gens(path=GENS_TSV):
         if bad:
             raise TableError(f"{path}:{g['line']}: breaks: unknown {', '.join(bad)} "
                              f"(known: {', '.join(BREAKS)})")
+        if g["cost"] not in COSTS + ("-",):
+            raise TableError(f"{path}:{g['line']}: cost: unknown {g['cost']} "
+                             f"(known: -, {', '.join(COSTS)})")
         del g["line"]
     return _unique(path, rows, "gen", "generations")
 
 
+def breaks_old_module(gen, imports):
+    """Is a module built for G0 that imports these symbols incompatible with gen?"""
+    return "layout" in gen["breaks"] or bool(set(imports) & set(gen["changes"]))
+
+
+def declares_change(gen):
+    """Does gen's declaration say some module built for G0 is incompatible?"""
+    return bool(gen["changes"]) or "layout" in gen["breaks"]
+
+
 def select_gens(all_gens, wanted):
-    """The generations named in wanted (all when empty); TableError on an unknown one."""
+    """The generations named in wanted; when empty, all but those of cost
+    "full"; "all": every one. TableError on an unknown one."""
+    if list(wanted) == [ALL_GENS]:
+        return list(all_gens)
     known = [g["gen"] for g in all_gens]
     bad = [g for g in wanted if g not in known]
     if bad:
         raise TableError(f"GENS: unknown generation(s) {' '.join(bad)} "
-                         f"(known: {' '.join(known)})")
-    return [g for g in all_gens if not wanted or g["gen"] in wanted]
+                         f"(known: {' '.join(known)}, or {ALL_GENS})")
+    if not wanted:
+        return [g for g in all_gens if g["cost"] == "-"]
+    return [g for g in all_gens if g["gen"] in wanted]
 
 
 # A policy's rule: does the distributor bump the string for generation g?
@@ -150,7 +178,7 @@ def select_gens(all_gens, wanted):
 RULES = {
     "never": lambda g: False,
     "always": lambda g: True,
-    "changes": lambda g: bool(g["changes"]),
+    "changes": declares_change,
 }
 DETECT_RULE = "detect:"
 ORACLE_RULES = ("changes",)

@@ -32,16 +32,20 @@ def _children_cpu():
     return r.ru_utime + r.ru_stime
 
 
-def judge(res, declared):
-    """False positives / negatives of one result against the declaration."""
+def judge(res, declared, layout=False):
+    """False positives / negatives of one result against the declaration.
+
+    layout: the generation declares "breaks layout", so every module built
+    for G0 is incompatible: a bump is needed, and no flagged export is a
+    false positive (the changed structure may be behind any of them)."""
     flagged, declared = set(res["flagged"]), set(declared)
     names_exports = bool(flagged) or not res["bump"]
-    res["false_positive"] = sorted(flagged - declared)
+    res["false_positive"] = [] if layout else sorted(flagged - declared)
     # a policy that bumps without naming exports (every-upload) covers all
     res["false_negative"] = sorted(declared - flagged) if names_exports else []
-    if res["bump"] and not declared:
+    if res["bump"] and not declared and not layout:
         res["bump_vs_declared"] = "needless"
-    elif declared and not res["bump"]:
+    elif (declared or layout) and not res["bump"]:
         res["bump_vs_declared"] = "missed"
     else:
         res["bump_vs_declared"] = "agrees"
@@ -111,7 +115,7 @@ def main(argv=None):
             if p.returncode != 0:
                 msg = (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1]
                 raise DetectError(f"{det} {g['gen']}: {msg}")
-            res = judge(json.loads(p.stdout), g["changes"])
+            res = judge(json.loads(p.stdout), g["changes"], "layout" in g["breaks"])
             res["cpu_s"] = round(cpu, 2)
             per[g["gen"]] = res
             print(f"  DETECT {det} {g['gen']}: {','.join(res['flagged']) or '-'}"

@@ -76,9 +76,13 @@ def add_generations(p, arm, wanted):
                 ko = mods(arm, pc["module"])
                 imp = imports(ko) if os.path.isfile(ko) else set()
                 name = f"{g['gen'].lower()}-{pc['case']}"
-                p.add(k["boot"], dict(base, case=name, kind="update", built_for=RELEASE,
-                                      expected="incompatible" if imp & set(g["changes"])
-                                      else "compatible"), ko)
+                rec = dict(base, case=name, kind="update", built_for=RELEASE,
+                           expected="incompatible" if tables.breaks_old_module(g, imp)
+                           else "compatible")
+                if "layout" in g["breaks"]:
+                    rec["expected_why"] = (f"{g['gen']} changes the layout of what the loader "
+                                           "reads from every module (gens.tsv: breaks layout)")
+                p.add(k["boot"], rec, ko)
                 ko = os.path.join(P.ARMS, arm, "kernels", k["kid"], "mods",
                                   pc["module"] + ".ko")
                 imp = imports(ko) if os.path.isfile(ko) else set()

@@ -108,6 +108,30 @@ class TestOutcome(unittest.TestCase):
         self.assertEqual(classify.outcome("refused", "ENOEXEC", ["Invalid ELF header len 12"]),
                          ("refused:enoexec", "Invalid ELF header len 12"))
 
+    def test_layout_record_refusals(self):
+        # series-remove's loader: each shape of its layout refusal
+        for line in ("m: no struct module layout record: module was built for another kernel",
+                     "m: struct module layout record has no contents: module was built for "
+                     "another kernel",
+                     "m: struct module layout record differs from this kernel's: 96 bytes, "
+                     "here 104: module was built for another kernel",
+                     "m: struct kernel_param layout differs from this kernel's: size 40, here "
+                     "48: module was built for another kernel",
+                     "m: struct kernel_param layout differs from this kernel's: ops at offset "
+                     "16 size 8, here 24 size 8: module was built for another kernel",
+                     "m: struct module layout differs from this kernel's: "
+                     ".gnu.linkonce.this_module of 832 bytes, here 896: module was built for "
+                     "another kernel"):
+            self.assertEqual(classify.outcome("refused", "ENOEXEC", [line]),
+                             ("refused:layout", line))
+        # vermagic is printed first and says more
+        self.assertEqual(classify.outcome("refused", "ENOEXEC", [
+            "m: struct module layout differs from this kernel's: size 1, here 2",
+            "m: version magic 'a' should be 'b'"])[0], "refused:vermagic")
+        # not every "layout" is the record
+        self.assertEqual(classify.outcome("refused", "ENOEXEC", ["m: bad layout of x"])[0],
+                         "refused:enoexec")
+
     def test_selftest_failed_needs_enotrecoverable(self):
         line = "m: modvlab: selftest failed: x"
         self.assertEqual(classify.outcome("refused", "ENOTRECOVERABLE", [line])[0],

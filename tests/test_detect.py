@@ -109,6 +109,15 @@ class TestPolicies(unittest.TestCase):
         self.assertEqual((j["false_negative"], j["bump_vs_declared"]), ([], "agrees"))
         j = run.judge({"bump": False, "flagged": []}, ["c"])
         self.assertEqual((j["false_negative"], j["bump_vs_declared"]), (["c"], "missed"))
+        # breaks layout: every module is hit, so a bump is needed and no
+        # flagged export is a false positive
+        j = run.judge({"bump": True, "flagged": ["param_get_int"]}, [], layout=True)
+        self.assertEqual((j["false_positive"], j["bump_vs_declared"]), ([], "agrees"))
+        j = run.judge({"bump": False, "flagged": []}, [], layout=True)
+        self.assertEqual(j["bump_vs_declared"], "missed")
+        layout = dict(GEN2, changes=[], breaks=["layout"])
+        self.assertTrue(declared.detect(G0, G2, layout)["bump"])
+        self.assertFalse(declared.detect(G0, G2, dict(layout, breaks=[]))["bump"])
 
 
 class TestRunner(unittest.TestCase):

@@ -73,9 +73,14 @@ class TestRecipes(unittest.TestCase):
                        GENS="", PLANS="")
         w = top / "workload"
         # a generation: its patch and one line
-        (w / "gens" / "G8-new.patch").write_text("--- a/x\n+++ b/x\n")
-        append(w / "gens" / "gens.tsv", "G8\tG8-new.patch\tmodvlab_probe_new\t-\ta new "
+        (w / "gens" / "G99-new.patch").write_text("--- a/x\n+++ b/x\n")
+        append(w / "gens" / "gens.tsv", "G99\tG99-new.patch\tmodvlab_probe_new\t-\ta new "
                "generation changes modvlab_probe_new\trebuilt")
+        # a generation that changes what the loader reads from every module,
+        # and costs a full rebuild (left out unless GENS names it)
+        (w / "gens" / "G98-layout.patch").write_text("--- a/x\n+++ b/x\n")
+        append(w / "gens" / "gens.tsv", "G98\tG98-layout.patch\t-\t-\ta loader struct "
+               "changes\tlayout\tfull")
         # a probe user: its source, one obj-m line, one probe-cases.tsv line
         (w / "probe-users" / "mod-probe-new.c").write_text(PROBE_USER)
         append(w / "probe-users" / "Kbuild", "obj-m += mod-probe-new.o")
@@ -92,7 +97,7 @@ class TestRecipes(unittest.TestCase):
         (a / "obj").mkdir(parents=True)
         (a / "obj" / "Module.symvers").write_text("")
         (a / "obj" / ".config").write_text("CONFIG_MODVERSIONS=y\n")
-        for kid in ("G0", "G8"):
+        for kid in ("G0", "G99", "G98"):
             (a / "kernels" / kid).mkdir(parents=True)
             (a / "kernels" / kid / "bzImage").write_text("")
 
@@ -112,34 +117,61 @@ class TestRecipes(unittest.TestCase):
         if not (mods / "probe" / "mod-probe-new.ko").is_file():
             self.run_in("sh", "workload/build.sh", "base")
             self.run_in("sh", "workload/build.sh", "base", "probe",
-                        str(self.b / "arms" / "base" / "kernels" / "G8" / "mods"))
-        self.run_in(sys.executable, "-m", "plan", "base", env={"GENS": "G8", "PLANS": "robust"})
+                        str(self.b / "arms" / "base" / "kernels" / "G99" / "mods"))
+        self.run_in(sys.executable, "-m", "plan", "base", env={"GENS": "G99", "PLANS": "robust"})
         return json.loads((self.b / "arms" / "base" / "plan.json").read_text())
 
     def test_all_appear_in_the_plan(self):
         p = self.plan()
         cases = {c["case"]: c for c in p["cases"] + p["not_run"]}
-        self.assertIn("G8", p["boots"])
+        self.assertIn("G99", p["boots"])
         self.assertEqual(cases["extra"]["kind"], "release")
         self.assertEqual(cases["g0-probe-new"]["probe"], "probe-new")
-        new = cases["g8-probe-new"]
+        new = cases["g99-probe-new"]
         self.assertEqual((new["kind"], new["gen"], new["expected"]),
-                         ("update", "G8", "incompatible"))      # it imports what G8 changes
-        self.assertEqual(cases["g8-probe-c"]["expected"], "compatible")
-        # G8 declares breaks=rebuilt: even the rebuilt copy of a user of what
+                         ("update", "G99", "incompatible"))      # it imports what G99 changes
+        self.assertEqual(cases["g99-probe-c"]["expected"], "compatible")
+        # G99 declares breaks=rebuilt: even the rebuilt copy of a user of what
         # it changes is incompatible; a bystander's is not
-        self.assertEqual(cases["g8-probe-new-rebuilt"]["expected"], "incompatible")
-        self.assertIn("breaks rebuilt", cases["g8-probe-new-rebuilt"]["expected_why"])
-        self.assertEqual(cases["g8-probe-c-rebuilt"]["expected"], "compatible")
+        self.assertEqual(cases["g99-probe-new-rebuilt"]["expected"], "incompatible")
+        self.assertIn("breaks rebuilt", cases["g99-probe-new-rebuilt"]["expected_why"])
+        self.assertEqual(cases["g99-probe-c-rebuilt"]["expected"], "compatible")
         self.assertEqual(cases["robust-new-input"]["kind"], "robust")
-        planned = (self.b / "arms" / "base" / "boot" / "G8.plan").read_text()
-        self.assertIn("g8-probe-new-rebuilt|-|1|/m/base/kernels/G8/mods/probe/mod-probe-new.ko",
+        planned = (self.b / "arms" / "base" / "boot" / "G99.plan").read_text()
+        self.assertIn("g99-probe-new-rebuilt|-|1|/m/base/kernels/G99/mods/probe/mod-probe-new.ko",
                       planned)
 
+    def test_layout_generation_breaks_every_old_module(self):
+        mods = self.b / "arms" / "base" / "mods"
+        if not (mods / "probe" / "mod-probe-new.ko").is_file():
+            self.plan()
+        self.run_in("sh", "workload/build.sh", "base", "probe",
+                    str(self.b / "arms" / "base" / "kernels" / "G98" / "mods"))
+        self.run_in(sys.executable, "-m", "plan", "base", env={"GENS": "G98", "PLANS": ""})
+        p = json.loads((self.b / "arms" / "base" / "plan.json").read_text())
+        upd = [c for c in p["cases"] if c["gen"] == "G98" and c["kind"] == "update"]
+        reb = [c for c in p["cases"] if c["gen"] == "G98" and c["kind"] == "rebuilt"]
+        self.assertTrue(upd and reb)
+        # whatever they import: the bystander probe-enum too
+        self.assertEqual({c["expected"] for c in upd}, {"incompatible"})
+        self.assertIn("breaks layout", upd[0]["expected_why"])
+        self.assertEqual({c["expected"] for c in reb}, {"compatible"})
+
+    def test_full_cost_generation_only_when_named(self):
+        default = self.run_in(sys.executable, "-m", "compare.tables", "gens").stdout.split()
+        self.assertNotIn("G98", default)
+        self.assertIn("G99", default)
+        every = self.run_in(sys.executable, "-m", "compare.tables", "gens", "all").stdout.split()
+        self.assertIn("G98", every)
+        named = self.run_in(sys.executable, "-m", "compare.tables", "kernels", "lab", "G98")
+        self.assertEqual(named.stdout.split("\n")[:2], ["G98\tG98-layout.patch\tG98\t-",
+                                                        "G98\tG98-layout.patch\tG98-every-upload"
+                                                        "\tlab.G98"])
+
     def test_tables_cli_sees_the_generation(self):
-        r = self.run_in(sys.executable, "-m", "compare.tables", "kernels", "lab", "G8")
-        self.assertEqual(r.stdout.split("\n")[:2], ["G8\tG8-new.patch\tG8\t-",
-                                                   "G8\tG8-new.patch\tG8-every-upload\tlab.G8"])
+        r = self.run_in(sys.executable, "-m", "compare.tables", "kernels", "lab", "G99")
+        self.assertEqual(r.stdout.split("\n")[:2], ["G99\tG99-new.patch\tG99\t-",
+                                                   "G99\tG99-new.patch\tG99-every-upload\tlab.G99"])
 
     def test_failed_module_set_names_the_line(self):
         r = self.run_in("sh", "workload/build.sh", "base", env={"FAKE_MAKE_FAIL": "1"},

@@ -45,7 +45,7 @@ class TestTables(unittest.TestCase):
         with self.assertRaises(tables.TableError) as e:
             tables.gens(path)
         self.assertEqual(str(e.exception),
-                         f"{path}:3: want 5 to 6 tab-separated columns, got 3")
+                         f"{path}:3: want 5 to 7 tab-separated columns, got 3")
         with self.assertRaises(tables.TableError):
             tables.gens(str(self.dir / "missing.tsv"))
 
@@ -56,6 +56,43 @@ class TestTables(unittest.TestCase):
         path = self.write("bad.tsv", "G1\tp\t-\t-\tnote\teverything\n")
         with self.assertRaisesRegex(tables.TableError, r"bad.tsv:1: breaks: unknown everything"):
             tables.gens(path)
+
+    def test_layout_breaks_every_old_module_and_cost_keeps_it_out(self):
+        path = self.write("gens.tsv", "G1\tp\ta\t-\tnote\nG8\tp\t-\t-\tnote\tlayout\tfull\n"
+                                      "G9\tp\ta\t-\tnote\trebuilt,layout\t-\n")
+        g1, g8, g9 = tables.gens(path)
+        self.assertEqual((g1["cost"], g8["cost"], g8["breaks"], g9["breaks"]),
+                         ("-", "full", ["layout"], ["rebuilt", "layout"]))
+        # a layout break: incompatible whatever the module imports
+        self.assertTrue(tables.breaks_old_module(g8, set()))
+        self.assertTrue(tables.breaks_old_module(g8, {"printk"}))
+        self.assertFalse(tables.breaks_old_module(g1, {"printk"}))
+        self.assertTrue(tables.breaks_old_module(g1, {"a"}))
+        # the oracle bumps for it though it lists no export
+        self.assertTrue(tables.declares_change(g8))
+        self.assertTrue(tables.RULES["changes"](g8))
+        self.assertFalse(tables.declares_change(dict(g8, breaks=[])))
+        # cost full: out of the default list, in when named or with "all"
+        rows = tables.gens(path)
+        self.assertEqual([g["gen"] for g in tables.select_gens(rows, [])], ["G1", "G9"])
+        self.assertEqual([g["gen"] for g in tables.select_gens(rows, ["G8"])], ["G8"])
+        self.assertEqual([g["gen"] for g in tables.select_gens(rows, ["all"])],
+                         ["G1", "G8", "G9"])
+        path = self.write("bad.tsv", "G1\tp\t-\t-\tnote\t-\tcheap\n")
+        with self.assertRaisesRegex(tables.TableError, r"bad.tsv:1: cost: unknown cheap"):
+            tables.gens(path)
+
+    def test_report_carries_the_layout_break(self):
+        path = self.write("gens.tsv", "G8\tp\t-\t-\ta loader struct changes\tlayout\tfull\n")
+        declared = load.read_gens(path)
+        self.assertEqual(declared["G8"]["breaks"], ["layout"])
+        gens = model.generations([], declared)
+        self.assertEqual((gens["G8"]["breaks"], gens["G8"]["changes"]), (["layout"], []))
+
+    def test_the_repository_layout_generation(self):
+        g = {x["gen"]: x for x in tables.gens()}["G8"]
+        self.assertEqual((g["breaks"], g["cost"], g["changes"]), (["layout"], "full", []))
+        self.assertNotIn("G8", [x["gen"] for x in tables.select_gens(tables.gens(), [])])
 
     def test_duplicates_and_unknown_rules(self):
         with self.assertRaisesRegex(tables.TableError, "duplicate generations: G1"):
@@ -110,7 +147,7 @@ class TestTables(unittest.TestCase):
 
     def test_report_read_gens_fails_on_a_bad_line(self):
         path = self.write("gens.tsv", "G1\tp\n")
-        with self.assertRaisesRegex(report.InputError, "gens.tsv:1: want 5 to 6"):
+        with self.assertRaisesRegex(report.InputError, "gens.tsv:1: want 5 to 7"):
             load.read_gens(path)
         self.assertEqual(load.read_gens(self.dir / "none.tsv"), {})
 

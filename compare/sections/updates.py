@@ -39,6 +39,8 @@ def update_blocks(report):
                 changed = (gens.get(gen) or {}).get("changes")
                 if changed:
                     what += [" (changes "] + case_names([{"case": s} for s in changed]) + [")"]
+                if "layout" in ((gens.get(gen) or {}).get("breaks") or []):
+                    what += [" (breaks layout: every module built for G0)"]
             rows.append(([doc.Bold(gen), doc.Cell([what]), C(probe),
                           expected_text(g["expected"])], g["cells"], g["expected"]))
         out.append(matrix(rows, cols, ["generation", "what it changed", "probe user",

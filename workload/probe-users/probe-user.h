@@ -13,11 +13,24 @@
  * right; then the self-test is reported passed. A failed check returns
  * MODVLAB_SELFTEST_FAILED from init, so the host sees "loaded-misbehaved".
  * (The way kselftest_module.h's KSTM_MODULE_LOADERS shares one skeleton.)
+ * Every probe user also has one parameter, and first checks that the
+ * kernel found it in its __param section: a kernel whose struct
+ * kernel_param differs (G8) reads that section with another entry size.
  */
 #define MODVLAB_PROBE_USER(check, what)					\
+static int modvlab_param = 1;						\
+module_param(modvlab_param, int, 0444);					\
+MODULE_PARM_DESC(modvlab_param, "a parameter the kernel must find");	\
+									\
 static int __init probe_user_init(void)					\
 {									\
-	int ret = check();						\
+	int ret;							\
+									\
+	modvlab_check(THIS_MODULE->num_kp == 1 &&			\
+		      THIS_MODULE->kp == &__param_modvlab_param,		\
+		      "the kernel found %u module parameters, not 1",	\
+		      THIS_MODULE->num_kp);				\
+	ret = check();							\
 									\
 	if (!ret)							\
 		modvlab_pass();						\

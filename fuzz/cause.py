@@ -3,7 +3,8 @@
 the loader parses, or only module content a compiler could have produced.
 
 A crash whose minimized input changes nothing but code bytes (an SHF_EXECINSTR
-section's contents), relocation addends or a relocation's symbol for another
+section's contents), .data/.rodata bytes (which only the module's own code and
+constructors read), a symbol's value inside its section, relocation addends or a relocation's symbol for another
 symbol of the table (which only change where a pointer or call in the module's
 code or data goes) or a symbol's st_other (visibility, which the loader never
 reads) is the module's content misbehaving: the same file could come out of a
@@ -22,8 +23,13 @@ RELA_SYMBOL = range(12, 16)     # ELF64_R_SYM(r_info), little-endian
 RELA_ADDEND = range(16, 24)
 SYM = 24                        # sizeof(Elf64_Sym)
 SYM_OTHER = 5
-NAMES = (("code", "code"), ("addend", "relocation addend"),
-         ("symbol", "relocation symbol"), ("other", "symbol visibility"))
+SYM_VALUE = range(8, 16)        # st_value: an offset in the symbol's section
+# data only the module's own code reads (the loader parses other sections:
+# __ksymtab, __param, __versions, .modinfo, struct module, __jump_table, ...)
+DATA = (".data", ".rodata", ".bss")
+NAMES = (("code", "code"), ("data", "data"), ("addend", "relocation addend"),
+         ("symbol", "relocation symbol"), ("value", "symbol value"),
+         ("other", "symbol visibility"))
 
 
 def where(seed, data, pos):
@@ -47,6 +53,18 @@ def where(seed, data, pos):
             return "symbol" if 0 < new < nsyms else None
         if s["type"] == SHT["SYMTAB"] and (pos - s["offset"]) % SYM == SYM_OTHER:
             return "other"
+        if s["type"] == SHT["SYMTAB"] and (pos - s["offset"]) % SYM in SYM_VALUE:
+            # still inside its section (the loader checks that): a relocation
+            # to it then points elsewhere in that section, as with an addend
+            entry = pos - (pos - s["offset"]) % SYM
+            shndx = int.from_bytes(seed[entry + 6:entry + 8], "little")
+            value = int.from_bytes(data[entry + 8:entry + 16], "little")
+            inside = 0 < shndx < len(e.shdrs) and value <= e.shdrs[shndx]["size"]
+            return "value" if inside else None
+        name = e.name(e.shdrs.index(s))
+        if s["type"] == SHT["PROGBITS"] and any(name == d or name.startswith(d + ".")
+                                                for d in DATA):
+            return "data"
         return None
     return None
 

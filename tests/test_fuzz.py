@@ -253,6 +253,22 @@ class TestCause(unittest.TestCase):
         sym = self.at(".symtab", 0)
         self.assertEqual(cause.content_only(self.seed, data, [sym + 24 + 5]), "symbol visibility")
         self.assertIsNone(cause.content_only(self.seed, data, [sym + 24 + 6]))  # st_shndx
+        self.assertEqual(cause.content_only(self.seed, data, [self.at(".data", 0)]), "data")
+        # a defined symbol moved inside its section, or far past it
+        from compare.elf import SYM
+        tab = self.elf.content(self.elf.section(".symtab"))
+        for k in range(1, len(tab) // 24):
+            shndx = SYM.unpack_from(tab, k * 24)[3]
+            if 0 < shndx < len(self.elf.shdrs) and self.elf.shdrs[shndx]["size"] >= 8:
+                moved, far = bytearray(self.seed), bytearray(self.seed)
+                moved[sym + k * 24 + 8] = 1
+                far[sym + k * 24 + 8:sym + k * 24 + 16] = (1 << 40).to_bytes(8, "little")
+                self.assertEqual(cause.content_only(self.seed, moved, [sym + k * 24 + 8]),
+                                 "symbol value")
+                self.assertIsNone(cause.content_only(self.seed, far, [sym + k * 24 + 8]))
+                break
+        else:
+            self.fail("no defined symbol in a section of 8 bytes or more")
         other = bytearray(self.seed)        # the relocation names symbol 1, in the table
         other[rela + 12:rela + 16] = (1).to_bytes(4, "little")
         self.assertEqual(cause.content_only(self.seed, other, [rela + 12]), "relocation symbol")

@@ -55,7 +55,8 @@ def blocks(data, report):
             rows.append([doc.Bold(arm), "error", "", "", "", "", a["error"]])
             continue
         rows.append([doc.Bold(arm), a["inputs"], a.get("boots") or "",
-                     f"{a['inputs_per_s']} ({a['inputs_per_s_wall']})",
+                     # no guest reached a timing line (100 inputs) before it crashed
+                     f"{a['inputs_per_s'] or '-'} ({a['inputs_per_s_wall']})",
                      a["crashes"], a.get("module_code_crashes") or 0,
                      len([s for s in a["signatures"] if not s.get("in_module")])])
     out.append(doc.Table(["arm", "inputs", "boots", "inputs/s", "crashes", "module content",

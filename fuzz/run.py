@@ -322,6 +322,13 @@ def finding(arm, n, sig, out, rounds_max, minimize_on):
             "changed_bytes": len(positions), "minimize_boots": rounds, "robust_line": line}
 
 
+def count_crashes(res):
+    """An arm's loader crashes and module-content crashes, from its signatures."""
+    sigs = res.get("signatures", [])
+    res["crashes"] = sum(s["count"] for s in sigs if not s["in_module"])
+    res["module_code_crashes"] = sum(s["count"] for s in sigs if s["in_module"])
+
+
 def content_of_finding(arm, s, arms_dir):
     """"content: ..." when a saved minimized input changes only module content."""
     inp = s.get("input") or ""
@@ -358,9 +365,7 @@ def reclassify(jpath, arms_dir):
                 s["function"], s["in_module"] = signature.content(s["function"], s.get("in_module"))
             if not s["in_module"]:
                 s["in_module"] = content_of_finding(arm, s, arms_dir)
-        sigs = a.get("signatures", [])
-        a["crashes"] = sum(s["count"] for s in sigs if not s["in_module"])
-        a["module_code_crashes"] = sum(s["count"] for s in sigs if s["in_module"])
+        count_crashes(a)
     with open(jpath, "w") as f:
         json.dump(results, f, indent=1)
         f.write("\n")
@@ -430,8 +435,7 @@ def main(argv=None):
             f["inputs"] = ns[:50]
             f["count"] = len(ns)
             res["signatures"].append(f)
-        res["crashes"] = sum(f["count"] for f in res["signatures"] if not f["in_module"])
-        res["module_code_crashes"] = sum(f["count"] for f in res["signatures"] if f["in_module"])
+        count_crashes(res)
         return res
 
     rc = 0

@@ -26,6 +26,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -143,27 +144,53 @@ class Boot:
         return None if self.end or not self.started else self.started[-1]
 
 
+_TSC = {}
+
+
+def tsc_append(out):
+    """" tsc_early_khz=N" for a TCG guest, measured once per run (200 ms):
+    qemu/boot.sh would measure it again for every boot, and a fuzz run
+    boots hundreds of times (see workload/bench/tsc-khz.c)."""
+    if os.environ.get("ACCEL", "tcg") != "tcg" or "tsc_early_khz=" in os.environ.get("FUZZ_APPEND", ""):
+        return ""
+    if "khz" not in _TSC:
+        exe = os.path.join(out, "tsc-khz")
+        src = os.path.join(TOP, "workload", "bench", "tsc-khz.c")
+        try:
+            if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
+                tmp = f"{exe}.{os.getpid()}.{threading.get_ident()}"
+                subprocess.run(["gcc", "-O2", "-o", tmp, src], check=True, capture_output=True)
+                os.replace(tmp, exe)
+            _TSC["khz"] = int(subprocess.run([exe], capture_output=True, text=True,
+                                             check=True).stdout.strip())
+        except (OSError, ValueError, subprocess.CalledProcessError):
+            _TSC["khz"] = None      # boot.sh measures it then
+    return f" tsc_early_khz={_TSC['khz']}" if _TSC["khz"] else ""
+
+
 def boot(arm, name, kernel, init, args, files, timeout, mem, out, stall=30):
     """Run one guest; returns its Boot (the log under out/boots/arms/ARM/boot/)."""
     d = os.path.join(out, "boots", "arms", arm, "boot")
     os.makedirs(d, exist_ok=True)
     initramfs(os.path.join(d, name + ".cpio.gz"), init, args, files)
     env = dict(os.environ, B=os.path.join(out, "boots"), KERNEL=kernel, TIMEOUT=str(int(timeout)),
-               MEM=mem, APPEND=os.environ.get("FUZZ_APPEND", "loglevel=3"))
+               MEM=mem, APPEND=os.environ.get("FUZZ_APPEND", "loglevel=3") + tsc_append(out))
     # A guest whose console says nothing for `stall` seconds has hung (an
     # input's code spins or sleeps forever): stop it then, not at the
     # boot's timeout, which is sized for thousands of inputs.
     p = subprocess.Popen(["sh", os.path.join(TOP, "qemu", "boot.sh"), arm, name], env=env,
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                          start_new_session=True)
-    log, size, quiet = os.path.join(d, name + ".log"), -1, 0
+    log, size, since = os.path.join(d, name + ".log"), -1, time.monotonic()
+    # polled often: most boots end in an oops a second or two in, and a
+    # coarse poll would add its half period to every one of them
     while p.poll() is None:
-        time.sleep(1)
+        time.sleep(0.1)
         now = os.path.getsize(log) if os.path.exists(log) else 0
         # counted from the first output on (booting to /init prints nothing)
-        quiet = quiet + 1 if now == size and now else 0
-        size = now
-        if quiet >= stall:
+        if now != size or not now:
+            size, since = now, time.monotonic()
+        if time.monotonic() - since >= stall:
             os.killpg(p.pid, signal.SIGTERM)
             try:
                 p.wait(timeout=15)

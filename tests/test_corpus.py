@@ -3,9 +3,10 @@
 
 The object has what the recipes edit: .modinfo (ending in vermagic, as
 modpost writes it), __versions (64-byte entries), .gnu.linkonce.this_module,
-undefined symbols. Each recipe's result is read back with readelf (binutils)
-and with the tool's own parser, so each mutation is shown to be what it
-claims. Nothing here is ever loaded.
+undefined symbols, an __mcount_loc table and its relocation section. Each
+recipe's result is read back with readelf (binutils) and with the tool's own
+parser, so each mutation is shown to be what it claims. Nothing here is ever
+loaded.
 """
 import os
 import re
@@ -40,6 +41,8 @@ __attribute__((section("__this_module_layout"), used))
 static const unsigned int layout[4] = { 832, 24, 56, 0x40 };
 __attribute__((section(".init.text")))
 int init_fake(void) { char a[4], b[4] = "abc"; return memcpy_like(a, b, 4) + csum_like(a, 4); }
+__attribute__((section("__mcount_loc"), used))
+static int (*const mcount_loc[])(void) = { init_fake };
 """
 
 

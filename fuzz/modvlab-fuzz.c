@@ -17,6 +17,10 @@
  * Guest: /init reads /fuzz.args, one of
  *	run SEED FIRST COUNT HEALTH_EVERY HEALTH.ko SEED.ko...
  *	files HEALTH_EVERY HEALTH.ko INPUT.ko...
+ *	wait
+ * "wait" prints "# fuzz: waiting" and reads the arguments, one line, from
+ * the console: the host snapshots the guest there once (fuzz/snapshot.py)
+ * and restores it for every run instead of booting again.
  * and prints on the console, for the host (fuzz/run.py):
  *	F <n>                   input n is about to be loaded
  *	L <n> <name> <unload errno>   it loaded (and was unloaded)
@@ -38,6 +42,7 @@
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -210,6 +215,18 @@ static int guest_init(int *argc, char ***argv)
 	if (!a || len >= sizeof(buf))
 		return -1;
 	memcpy(buf, a, len);
+	if (!strncmp(buf, "wait", 4)) {
+		struct termios t;
+
+		/* no echo: the console is the host's log */
+		if (!tcgetattr(0, &t)) {
+			t.c_lflag &= ~(ECHO | ECHONL);
+			tcsetattr(0, TCSANOW, &t);
+		}
+		printf("# fuzz: waiting\n");
+		if (!fgets(buf, sizeof(buf), stdin))
+			return -1;
+	}
 	args[n++] = "modvlab-fuzz";
 	for (char *p = strtok(buf, " \t\n"); p && n < MAX_SEEDS + 15; p = strtok(NULL, " \t\n"))
 		args[n++] = p;

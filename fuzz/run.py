@@ -36,6 +36,7 @@ sys.path.insert(0, HERE)
 import cause  # noqa: E402
 import minimize  # noqa: E402
 import signature  # noqa: E402
+import snapshot  # noqa: E402
 sys.path.insert(0, os.path.join(TOP, "workload"))
 import corpus  # noqa: E402
 
@@ -168,20 +169,44 @@ def tsc_append(out):
     return f" tsc_early_khz={_TSC['khz']}" if _TSC["khz"] else ""
 
 
-def boot(arm, name, kernel, init, args, files, timeout, mem, out, stall=30):
-    """Run one guest; returns its Boot (the log under out/boots/arms/ARM/boot/)."""
+def boot(arm, name, kernel, init, args, files, timeout, mem, out, stall=30, snap=None):
+    """Run one guest; returns its Boot (the log under out/boots/arms/ARM/boot/).
+    With snap (fuzz/snapshot.py), the arm's saved guest is restored and
+    given args instead: files must then be those it was saved with."""
     d = os.path.join(out, "boots", "arms", arm, "boot")
     os.makedirs(d, exist_ok=True)
-    initramfs(os.path.join(d, name + ".cpio.gz"), init, args, files)
     env = dict(os.environ, B=os.path.join(out, "boots"), KERNEL=kernel, TIMEOUT=str(int(timeout)),
                MEM=mem, APPEND=os.environ.get("FUZZ_APPEND", "loglevel=3") + tsc_append(out))
+    fd = None
+    if snap:
+        if not os.path.exists(snap.initrd):
+            initramfs(snap.initrd, init, "wait", files)
+            snap.save(env, d, os.path.basename(snap.initrd)[:-len(".cpio.gz")])
+        # boot.sh wants the initramfs under this boot's name; it is only read
+        # at a boot, and this guest is restored past it
+        rd = os.path.join(d, name + ".cpio.gz")
+        if os.path.exists(rd):
+            os.unlink(rd)
+        os.link(snap.initrd, rd)
+        p, fd = snap.start(env, d, name, args)
+    else:
+        initramfs(os.path.join(d, name + ".cpio.gz"), init, args, files)
+        p = subprocess.Popen(["sh", os.path.join(TOP, "qemu", "boot.sh"), arm, name], env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             start_new_session=True)
+    try:
+        return watch(p, os.path.join(d, name + ".log"), stall)
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def watch(p, log, stall):
+    """Wait for boot.sh p; returns the Boot of its log."""
     # A guest whose console says nothing for `stall` seconds has hung (an
     # input's code spins or sleeps forever): stop it then, not at the
     # boot's timeout, which is sized for thousands of inputs.
-    p = subprocess.Popen(["sh", os.path.join(TOP, "qemu", "boot.sh"), arm, name], env=env,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         start_new_session=True)
-    log, size, since = os.path.join(d, name + ".log"), -1, time.monotonic()
+    size, since = -1, time.monotonic()
     # polled often: most boots end in an oops a second or two in, and a
     # coarse poll would add its half period to every one of them
     while p.poll() is None:
@@ -201,7 +226,7 @@ def boot(arm, name, kernel, init, args, files, timeout, mem, out, stall=30):
                 f.write(f"# modvlab: no console output for {stall} s: the guest hung\n")
             break
     try:
-        with open(os.path.join(d, name + ".log"), errors="replace") as f:
+        with open(log, errors="replace") as f:
             return Boot(f.readlines())
     except OSError:
         return Boot([])
@@ -228,6 +253,15 @@ class Arm:
         self.nboot = 0
         with open(bins["guest"], "rb") as f:
             self.init = f.read()
+        # one boot saved per arm and run, restored for every fuzz run
+        self.snap = None
+        if os.environ.get("FUZZ_SNAPSHOT", "1") != "0":
+            d = os.path.join(out, "boots", "arms", name, "boot")
+            self.snap = snapshot.Snapshot(TOP, name, os.path.join(d, "snap.state"))
+            self.snap.initrd = os.path.join(d, "snap.cpio.gz")
+            for p in (self.snap.state, self.snap.initrd):
+                if os.path.exists(p):
+                    os.unlink(p)
 
     def guest_seeds(self):
         return {f"/s{i}.ko": open(p, "rb").read() for i, p in enumerate(self.seeds)}
@@ -245,6 +279,14 @@ class Arm:
         args = (f"run {self.seed} {first} {count} {health_every} /h.ko "
                 + " ".join(f"/s{i}.ko" for i in range(len(self.seeds))))
         timeout = 90 + count / rate * (4 if self.sanitizer else 1)
+        if self.snap:
+            try:
+                return boot(self.name, f"fuzz-{self.nboot}", self.kernel, self.init, args, files,
+                            timeout, self.mem, self.out, self.stall, self.snap)
+            except (snapshot.SnapshotError, OSError) as e:
+                print(f"modvlab: fuzz: {self.name}: no snapshot ({e}); booting every run",
+                      file=sys.stderr)
+                self.snap = None
         return boot(self.name, f"fuzz-{self.nboot}", self.kernel, self.init, args, files,
                     timeout, self.mem, self.out, self.stall)
 

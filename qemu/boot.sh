@@ -4,6 +4,8 @@
 # The pessimistic status is written first, so a run that dies never looks
 # finished; the host timeout is hard (SIGTERM, then SIGKILL).
 # usage: boot.sh ARM BOOT      env: ACCEL=tcg|kvm  TIMEOUT=seconds  MEM=256M
+#   QEMU_EXTRA="-qmp ... -incoming defer"  more QEMU options (words, no quoting)
+#   SERIAL_IN=FIFO   the console's input (default none): fuzz/snapshot.py
 set -eu
 . "$(dirname "$0")/../lab/common.sh"
 
@@ -39,6 +41,9 @@ set -- qemu-system-x86_64 -nodefaults -display none -no-reboot \
 	-machine q35,accel="$accel" -cpu "$cpu" -smp 2 -m "$mem" \
 	-serial stdio -kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 oops=panic loglevel=7 tsc=reliable $append"
+# shellcheck disable=SC2086
+[ -z "${QEMU_EXTRA:-}" ] || set -- "$@" $QEMU_EXTRA
+serial_in=${SERIAL_IN:-/dev/null}
 printf '{"status": "unfinished", "accel": "%s", "cmd": "%s"}\n' "$accel" "$*" > "$st"
 echo "Running: \$ $*" > "$d/$boot.cmd"
 t0=$(date +%s.%N)
@@ -68,7 +73,7 @@ interrupted() {
 	exit 130
 }
 trap interrupted INT TERM HUP
-timeout -k 5 "$timeout" "$@" </dev/null >"$log" 2>&1 &
+timeout -k 5 "$timeout" "$@" <"$serial_in" >"$log" 2>&1 &
 tpid=$!
 wait "$tpid" || rc=$?
 trap - INT TERM HUP

@@ -4,6 +4,7 @@ FUZZ_TEST_SEED) on the series arms keep and remove, which must not crash:
 no kernel bug report in the loader, no guest that stopped, no failed health
 check. Inputs whose module code itself ran corrupted are counted apart by
 fuzz/run.py and are not the loader's. Skipped when neither arm is built."""
+import glob
 import json
 import os
 import subprocess
@@ -30,6 +31,7 @@ class TestFuzzSeries(unittest.TestCase):
                                capture_output=True, text=True, timeout=1800)
         with open(os.path.join(out, "fuzz.json")) as f:
             cls.res = json.load(f)
+        cls.out = out
 
     def test_ran_every_input(self):
         self.assertEqual(self.r.returncode, 0, self.r.stderr[-2000:])
@@ -46,3 +48,32 @@ class TestFuzzSeries(unittest.TestCase):
                        f"{s['robust_line'].split(chr(9))[0]})"
                        for s in a["signatures"] if not s.get("in_module")]
                 self.assertEqual(a["crashes"], 0, "; ".join(bad))
+
+    def test_runs_restore_one_saved_guest(self):
+        for arm in ARMS:
+            with self.subTest(arm=arm):
+                d = os.path.join(self.out, "boots", "arms", arm, "boot")
+                self.assertTrue(os.path.isfile(os.path.join(d, "snap.state")))
+                cmds = glob.glob(os.path.join(d, "fuzz-*.cmd"))
+                self.assertTrue(cmds)
+                for c in cmds:
+                    with open(c) as f:
+                        self.assertIn("-incoming defer", f.read(), c)
+
+    def test_restored_runs_find_what_boots_find(self):
+        """The same seed with a fresh boot per run (FUZZ_SNAPSHOT=0) on the first
+        arm: the same crashes, in the same inputs."""
+        arm, out = ARMS[0], os.path.join(B, "fuzz-test-boots")
+        r = subprocess.run([sys.executable, os.path.join(TOP, "fuzz", "run.py"),
+                            "--seed", str(SEED), "--inputs", str(INPUTS), "--arms", arm,
+                            "--no-kasan", "--out", out, "--minimize-rounds", "0"],
+                           capture_output=True, text=True, timeout=1800,
+                           env=dict(os.environ, FUZZ_SNAPSHOT="0"))
+        self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+        with open(os.path.join(out, "fuzz.json")) as f:
+            booted = json.load(f)["arms"][arm]
+
+        def crashes(a):
+            return sorted((s["title"], s["function"], tuple(s["inputs"])) for s in a["signatures"])
+        self.assertEqual(crashes(booted), crashes(self.res["arms"][arm]))
+        self.assertEqual(booted["inputs"], self.res["arms"][arm]["inputs"])

@@ -3,10 +3,15 @@
 same input from (seed, index), the minimizer finds the fewest bytes a fake
 oracle needs, crash signatures and the guest's console lines are read right,
 and a saved finding goes into the corpus with the file: recipe."""
+import json
 import os
+import shutil
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -18,6 +23,7 @@ import corpus  # noqa: E402
 import minimize  # noqa: E402
 import run as fuzzrun  # noqa: E402
 import signature  # noqa: E402
+import snapshot  # noqa: E402
 
 SEED_C = "int counter;\nint get(void) { return counter + 1; }\nconst char *s = \"modvlab\";\n"
 
@@ -279,3 +285,47 @@ class TestCause(unittest.TestCase):
         self.assertIsNone(cause.content_only(self.seed, data, [shdr + 4]))      # sh_type
         self.assertIsNone(cause.content_only(self.seed, self.seed[:-8], [text]))  # a cut
         self.assertIsNone(cause.content_only(self.seed, data, []))
+
+
+class TestQmp(unittest.TestCase):
+    """fuzz/snapshot.py's QMP client against a scripted server on a unix socket."""
+
+    def serve(self, replies):
+        t = tempfile.mkdtemp(prefix="modvlab-qmp-")
+        self.addCleanup(shutil.rmtree, t, True)
+        path = os.path.join(t, "qmp")
+        srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        srv.bind(path)
+        srv.listen(1)
+        self.got = []
+
+        def run():
+            c, _ = srv.accept()
+            f = c.makefile("rwb")
+            f.write(b'{"QMP": {"version": {}}}\n')
+            f.flush()
+            for reply in replies:
+                self.got.append(json.loads(f.readline()))
+                f.write(reply.encode() + b"\n")
+                f.flush()
+            c.close()
+            srv.close()
+        threading.Thread(target=run, daemon=True).start()
+        return path
+
+    def test_commands_events_and_errors(self):
+        path = self.serve(['{"return": {}}',
+                           '{"event": "STOP"}\n{"return": {"status": "completed"}}',
+                           '{"error": {"class": "GenericError", "desc": "no such file"}}'])
+        q = snapshot.Qmp(path, time.monotonic() + 5)
+        self.assertEqual(q.cmd("query-migrate"), {"status": "completed"})   # the event skipped
+        with self.assertRaisesRegex(snapshot.SnapshotError, "migrate-incoming: no such file"):
+            q.cmd("migrate-incoming", uri="exec:cat x")
+        q.close()
+        self.assertEqual([m["execute"] for m in self.got],
+                         ["qmp_capabilities", "query-migrate", "migrate-incoming"])
+        self.assertEqual(self.got[2]["arguments"], {"uri": "exec:cat x"})
+
+    def test_no_socket_is_an_error_not_a_hang(self):
+        with self.assertRaisesRegex(snapshot.SnapshotError, "no QMP socket"):
+            snapshot.Qmp("/nonexistent/qmp", time.monotonic() + 0.2)

@@ -201,8 +201,29 @@ def boot(arm, name, kernel, init, args, files, timeout, mem, out, stall=30, snap
             os.close(fd)
 
 
+# boot.sh processes running now: each in a session of its own (out of reach
+# of the terminal's Ctrl-C), so main() stops them when interrupted
+LIVE = snapshot.LIVE
+
+
+def stop_all():
+    for p in list(LIVE):
+        try:
+            os.killpg(p.pid, signal.SIGTERM)     # boot.sh's trap stops its QEMU
+        except ProcessLookupError:
+            pass
+
+
 def watch(p, log, stall):
     """Wait for boot.sh p; returns the Boot of its log."""
+    LIVE.add(p)
+    try:
+        return _watch(p, log, stall)
+    finally:
+        LIVE.discard(p)
+
+
+def _watch(p, log, stall):
     # A guest whose console says nothing for `stall` seconds has hung (an
     # input's code spins or sleeps forever): stop it then, not at the
     # boot's timeout, which is sized for thousands of inputs.
@@ -507,9 +528,24 @@ def main(argv=None):
         count_crashes(res)
         return res
 
+    def terminated(signum, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, terminated)     # as Ctrl-C: stop the guests
+    try:
+        return run_arms(args, arms, one, results, jpath, log)
+    except KeyboardInterrupt:
+        stop_all()
+        print("modvlab: fuzz: interrupted; the guests are stopped, results so far in "
+              f"{jpath}", file=sys.stderr)
+        # the other arms' threads would run on: leave without waiting for them
+        os._exit(130)
+
+
+def run_arms(args, arms, one, results, jpath, log):
     rc = 0
     # one TCG guest per core: arms are independent (own boots, own findings)
-    with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+    pool = concurrent.futures.ThreadPoolExecutor(max(1, args.jobs))
+    try:
         futures = {pool.submit(one, name): name for name in arms}
         for fut in concurrent.futures.as_completed(futures):
             name = futures[fut]
@@ -522,6 +558,9 @@ def main(argv=None):
             with open(jpath, "w") as f:
                 json.dump(results, f, indent=1)
                 f.write("\n")
+    finally:
+        # not waiting: on Ctrl-C, main() stops the guests and leaves
+        pool.shutdown(wait=False, cancel_futures=True)
     # arms in the order asked for, whatever order they finished in
     results["arms"] = {a: results["arms"][a] for a in arms if a in results["arms"]} | {
         a: r for a, r in results["arms"].items() if a not in arms}

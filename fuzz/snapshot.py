@@ -21,6 +21,11 @@ import subprocess
 import time
 
 
+# boot.sh processes running (here and in run.py's boots): run.py stops
+# them on Ctrl-C, since each runs in a session of its own
+LIVE = set()
+
+
 class SnapshotError(Exception):
     pass
 
@@ -108,9 +113,11 @@ class Snapshot:
         env = dict(env, QEMU_EXTRA=extra)
         if serial_in:
             env["SERIAL_IN"] = serial_in
-        return subprocess.Popen(["sh", os.path.join(self.top, "qemu", "boot.sh"), self.arm, name],
-                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                start_new_session=True)
+        p = subprocess.Popen(["sh", os.path.join(self.top, "qemu", "boot.sh"), self.arm, name],
+                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             start_new_session=True)
+        LIVE.add(p)
+        return p
 
     def save(self, env, boot_dir, name, timeout=120):
         sock = os.path.join(boot_dir, name + ".qmp")
@@ -171,6 +178,7 @@ class Snapshot:
 
 
 def _stop(p):
+    LIVE.discard(p)
     if p.poll() is None:
         try:
             os.killpg(p.pid, 15)

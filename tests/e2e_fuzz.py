@@ -77,3 +77,24 @@ class TestFuzzSeries(unittest.TestCase):
             return sorted((s["title"], s["function"], tuple(s["inputs"])) for s in a["signatures"])
         self.assertEqual(crashes(booted), crashes(self.res["arms"][arm]))
         self.assertEqual(booted["inputs"], self.res["arms"][arm]["inputs"])
+
+    def test_interrupt_stops_every_guest(self):
+        """SIGTERM (or Ctrl-C) mid-run: exit 130, no QEMU of the run left."""
+        import signal
+        import time
+        out = os.path.join(B, "fuzz-test-interrupt")
+        p = subprocess.Popen([sys.executable, os.path.join(TOP, "fuzz", "run.py"),
+                              "--seed", str(SEED), "--inputs", "20000", "--arms", " ".join(ARMS),
+                              "--no-kasan", "--out", out],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        log = os.path.join(out, "boots", "arms", ARMS[0], "boot", "fuzz-1.log")
+        deadline = time.monotonic() + 300
+        while not (os.path.exists(log) and os.path.getsize(log)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        p.send_signal(signal.SIGTERM)
+        _, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 130, err[-1000:])
+        self.assertIn("interrupted", err)
+        time.sleep(2)
+        ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+        self.assertNotIn(out + "/", ps)

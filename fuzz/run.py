@@ -271,7 +271,7 @@ class Arm:
         self.mem = "1G" if self.sanitizer else "256M"
         # seconds of console silence that mean a hang (a sanitizer guest is slower)
         self.stall = int(os.environ.get("FUZZ_STALL", "0")) or (120 if self.sanitizer else 30)
-        self.nboot = 0
+        self.nboot = self.nrestore = 0
         with open(bins["guest"], "rb") as f:
             self.init = f.read()
         # one boot saved per arm and run, restored for every fuzz run
@@ -302,8 +302,10 @@ class Arm:
         timeout = 90 + count / rate * (4 if self.sanitizer else 1)
         if self.snap:
             try:
-                return boot(self.name, f"fuzz-{self.nboot}", self.kernel, self.init, args, files,
-                            timeout, self.mem, self.out, self.stall, self.snap)
+                b = boot(self.name, f"fuzz-{self.nboot}", self.kernel, self.init, args, files,
+                         timeout, self.mem, self.out, self.stall, self.snap)
+                self.nrestore += 1
+                return b
             except (snapshot.SnapshotError, OSError) as e:
                 print(f"modvlab: fuzz: {self.name}: no snapshot ({e}); booting every run",
                       file=sys.stderr)
@@ -354,7 +356,8 @@ def fuzz_arm(arm, inputs, chunk, health_every, rate, max_boots, log):
         log(f"  FUZZ   {arm.name}: {done}/{inputs} inputs, {len(crashes)} crash(es), "
             f"boot {arm.nboot}")
     wall = time.time() - t0
-    return {"inputs": done, "requested": inputs, "boots": arm.nboot, "wall_s": round(wall, 1),
+    return {"inputs": done, "requested": inputs, "boots": arm.nboot, "restores": arm.nrestore,
+            "wall_s": round(wall, 1),
             "inputs_per_s": round(timed_inputs / (guest_ms / 1000), 1) if guest_ms else 0.0,
             "inputs_per_s_wall": round(done / wall, 1) if wall else 0.0}, crashes
 

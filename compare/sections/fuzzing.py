@@ -24,7 +24,8 @@ def load(build, report):
             arms[arm] = {"error": a["error"]}
             continue
         arms[arm] = {k: a.get(k) for k in ("inputs", "crashes", "module_code_crashes",
-                                           "inputs_per_s", "inputs_per_s_wall", "boots")}
+                                           "inputs_per_s", "inputs_per_s_wall", "boots",
+                                           "restores")}
         arms[arm]["signatures"] = [
             {k: s.get(k) for k in ("title", "function", "in_module", "input", "index",
                                    "changed_bytes", "count", "robust_line")}
@@ -44,7 +45,8 @@ def blocks(data, report):
         "kernel bug report (Oops, BUG, WARNING, KASAN, UBSAN, panic) or a guest that stopped. "
         "Inputs/s is measured in the guest (boots excluded; with boots, and with "
         f"{data.get('jobs') or 1} guest(s) at a time on this machine, in brackets); every oops "
-        "costs a boot. Counted "
+        "costs a run of the guest: a restore of the arm's guest saved after one boot "
+        "(fuzz/snapshot.py; the restores column), or a boot. Counted "
         "apart as module content: a fault in the module's own code (its init ran with a "
         "corrupted body) and the kernel's warnings about the code it patches at sites the "
         "module's own well-formed relocations name (ftrace, alternatives, return thunks): "
@@ -52,15 +54,15 @@ def blocks(data, report):
     rows = []
     for arm, a in arms.items():
         if "error" in a:
-            rows.append([doc.Bold(arm), "error", "", "", "", "", a["error"]])
+            rows.append([doc.Bold(arm), "error", "", "", "", "", "", a["error"]])
             continue
-        rows.append([doc.Bold(arm), a["inputs"], a.get("boots") or "",
+        rows.append([doc.Bold(arm), a["inputs"], a.get("boots") or "", a.get("restores") or 0,
                      # no guest reached a timing line (100 inputs) before it crashed
                      f"{a['inputs_per_s'] or '-'} ({a['inputs_per_s_wall']})",
                      a["crashes"], a.get("module_code_crashes") or 0,
                      len([s for s in a["signatures"] if not s.get("in_module")])])
-    out.append(doc.Table(["arm", "inputs", "boots", "inputs/s", "crashes", "module content",
-                          "loader signatures"], rows, align="lrrrrrr"))
+    out.append(doc.Table(["arm", "inputs", "runs", "restores", "inputs/s", "crashes",
+                          "module content", "loader signatures"], rows, align="lrrrrrrr"))
     sigs = {}
     for arm, a in arms.items():
         for s in a.get("signatures", []):

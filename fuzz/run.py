@@ -274,10 +274,14 @@ class Arm:
         self.nboot = self.nrestore = 0
         with open(bins["guest"], "rb") as f:
             self.init = f.read()
+        # this run's boots only: numbers restart at 1, so a longer earlier
+        # run's files would otherwise stay beside them
+        d = os.path.join(out, "boots", "arms", name, "boot")
+        if os.path.isdir(d):
+            shutil.rmtree(d)
         # one boot saved per arm and run, restored for every fuzz run
         self.snap = None
         if os.environ.get("FUZZ_SNAPSHOT", "1") != "0":
-            d = os.path.join(out, "boots", "arms", name, "boot")
             self.snap = snapshot.Snapshot(TOP, name, os.path.join(d, "snap.state"))
             self.snap.initrd = os.path.join(d, "snap.cpio.gz")
             for p in (self.snap.state, self.snap.initrd):
@@ -438,6 +442,18 @@ def content_of_finding(arm, s, arms_dir):
     return f"content: {what}" if what else None
 
 
+def restores_of(out, arm, boots):
+    """How many of an arm's fuzz runs 1..boots restored its saved guest."""
+    n = 0
+    for i in range(1, boots + 1):
+        try:
+            with open(os.path.join(out, "boots", "arms", arm, "boot", f"fuzz-{i}.cmd")) as f:
+                n += "-incoming" in f.read()
+        except OSError:
+            pass
+    return n
+
+
 def reclassify(jpath, arms_dir):
     """Re-read each signature's first input from the saved console logs with
     today's signature.py (its module-content rules)."""
@@ -450,6 +466,9 @@ def reclassify(jpath, arms_dir):
                                         "fuzz-*.log")):
             with open(p, errors="replace") as f:
                 lines.update(crashes_of(Boot(f.readlines())))
+        if "restores" not in a and "boots" in a:
+            # results of a runner that did not count them: from its boots' commands
+            a["restores"] = restores_of(os.path.dirname(jpath), arm, a["boots"])
         for s in a.get("signatures", []):
             sig = signature.signature(lines.get(s["index"], []))
             if sig:

@@ -35,8 +35,11 @@ static const struct modversion_info versions[] = {
 	{ 0x22222222, "csum_like" },
 	{ 0x33333333, "module_layout" },
 };
+int init_fake(void);
+/* as modpost's __this_module: init filled in by a relocation (at 0x138) */
 __attribute__((section(".gnu.linkonce.this_module"), used, aligned(64)))
-char this_module[832];
+struct { char head[0x138]; int (*init)(void); char tail[832 - 0x140]; }
+this_module = { .init = init_fake };
 __attribute__((section("__this_module_layout"), used))
 static const unsigned int layout[4] = { 832, 24, 56, 0x40 };
 __attribute__((section(".init.text")))
@@ -296,6 +299,27 @@ class TestCorpus(unittest.TestCase):
             corpus.apply("vermagic:x", b"not an elf")
         with self.assertRaises(corpus.CorpusError):
             self.make("shdr:.no-such-section:size=0")
+
+    # --- relocations
+    def this_module_relocation(self, path):
+        """readelf's line of the one relocation into struct module."""
+        r = readelf(path, "-r").stdout
+        return r[r.index("'.rela.gnu.linkonce.this_module'"):].splitlines()[2]
+
+    def test_rela_sets_an_entry(self):
+        self.assertRegex(self.this_module_relocation(self.good), r"^0+138 .* init_fake \+ 0$")
+        out, _ = self.make("rela:.rela.gnu.linkonce.this_module:0:offset=0x98")
+        self.assertRegex(self.this_module_relocation(out), r"^0+98 .* init_fake \+ 0$")
+        out, _ = self.make("rela:.rela.gnu.linkonce.this_module:0:addend=addend-8")
+        self.assertRegex(self.this_module_relocation(out), r"^0+138 .* init_fake - 8$")
+
+    def test_rela_errors(self):
+        for bad in ("rela:.rela.gnu.linkonce.this_module:1:offset=0",     # one entry only
+                    "rela:.rela.gnu.linkonce.this_module:x:offset=0",
+                    "rela:.rela.gnu.linkonce.this_module:0:type=1",
+                    "rela:.modinfo:0:offset=0"):
+            with self.subTest(recipe=bad), self.assertRaises(corpus.CorpusError):
+                self.make(bad)
 
     # --- the data file
     def test_every_row_of_robust_tsv_applies(self):

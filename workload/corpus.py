@@ -15,6 +15,9 @@ Recipes (`recipe` or `recipe:argument`):
                             PROGBITS or a number), flags, offset, size; a value
                             is an expression of numbers, `eof` (file size),
                             `size` and `offset` (the section's own) with + and -
+  rela:SEC:N:k=v,...        set fields of entry N of relocation section SEC
+                            (offset, info, addend), same expressions, with
+                            `offset`, `info`, `addend` the entry's own
   ehdr:k=v,...              set ELF header fields (e_shoff, e_shnum, ...),
                             same expressions; applied to the finished file
   truncate:N|half           keep the first N bytes (or half) of the file
@@ -210,6 +213,32 @@ def r_shdr(data, arg, ctx):
     return elf.to_bytes()
 
 
+RELA = struct.Struct("<QQq")     # Elf64_Rela: r_offset, r_info, r_addend
+
+
+def r_rela(data, arg, ctx):
+    sec, n, kv = (arg.split(":", 2) + ["", ""])[:3]
+    elf = Elf(data)
+    s = elf.shdrs[elf.section(sec)]
+    if s["type"] != SHT["RELA"]:
+        raise CorpusError(f"rela: {sec} is not an SHT_RELA section")
+    try:
+        n = int(n, 0)
+    except ValueError:
+        raise CorpusError(f"rela: entry number '{n}' is not a number") from None
+    if not 0 <= n < s["size"] // RELA.size:
+        raise CorpusError(f"rela: {sec} has no entry {n}")
+    at = s["offset"] + n * RELA.size
+    r = dict(zip(("offset", "info", "addend"), RELA.unpack_from(elf.data, at)))
+    for k, v in keyvals(kv).items():
+        if k not in r:
+            raise CorpusError(f"rela: unknown field {k}")
+        r[k] = expr(v, dict(r))
+    r["addend"] = (r["addend"] + 2**63) % 2**64 - 2**63     # expr() works mod 2**64
+    RELA.pack_into(elf.data, at, r["offset"], r["info"], r["addend"])
+    return elf.to_bytes()
+
+
 def r_ehdr(data, arg, ctx):
     elf = Elf(data)
     out = bytearray(elf.to_bytes())
@@ -361,6 +390,7 @@ def r_vermagic_toggle_modversions(data, arg, ctx):
 RECIPES = {
     "copy": r_copy,
     "shdr": r_shdr,
+    "rela": r_rela,
     "ehdr": r_ehdr,
     "truncate": r_truncate,
     "empty": r_empty,

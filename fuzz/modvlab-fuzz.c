@@ -24,6 +24,7 @@
  * and prints on the console, for the host (fuzz/run.py):
  *	F <n>                   input n is about to be loaded
  *	L <n> <name> <unload errno>   it loaded (and was unloaded)
+ *	h <n> <name> <unload errno>   the health check after it did
  *	S <n> <kernel log line> a kernel bug report logged during input n
  *	H <n> <errno>           the health check after input n failed
  *	R <n> <errno>           (files) input n was refused
@@ -100,8 +101,12 @@ static int is_stuck(const char *name)
 	return 0;
 }
 
-/* After a load that succeeded: unload every module that is not stuck. */
-static void unload_all(unsigned long n)
+/*
+ * After a load that succeeded: unload every module that is not stuck, and
+ * say so with tag 'L' after an input, 'h' after the health check (the
+ * host tells an input that loaded from the health check after it).
+ */
+static void unload_all(unsigned long n, char tag)
 {
 	char line[512], name[64];
 	FILE *f = fopen("/proc/modules", "r");
@@ -111,7 +116,7 @@ static void unload_all(unsigned long n)
 			continue;
 		int err = syscall(SYS_delete_module, name, O_NONBLOCK) ? errno : 0;
 
-		printf("L %lu %s %d\n", n, name, err);
+		printf("%c %lu %s %d\n", tag, n, name, err);
 		if (err && nstuck < MAX_STUCK)
 			strcpy(stuck[nstuck++], name);
 	}
@@ -170,7 +175,7 @@ static int drive(uint64_t seed, unsigned long first, unsigned long count, int he
 		err = load(buf, len);
 		if (!err) {
 			loaded++;
-			unload_all(n);
+			unload_all(n, 'L');
 		} else if (paths) {
 			printf("R %lu %d\n", n, err);	/* files: say why */
 		}
@@ -178,7 +183,7 @@ static int drive(uint64_t seed, unsigned long first, unsigned long count, int he
 			int err = load(health, hlen);
 
 			if (!err)
-				unload_all(n);
+				unload_all(n, 'h');
 			else if (err != EEXIST || nstuck == 0) {
 				printf("H %lu %d\n", n, err);
 				unhealthy++;

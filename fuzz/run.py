@@ -46,6 +46,7 @@ SRC = os.path.join(HERE, "modvlab-fuzz.c")
 # the mutator, shared by the guest driver and the host writer
 SOURCES = [SRC, os.path.join(HERE, "mutate.c"), os.path.join(HERE, "mutate.h")]
 PROGRESS = re.compile(r"^F (\d+)\s*$")
+LOADED = re.compile(r"^L (\d+) ")
 HEALTH_FAIL = re.compile(r"^H (\d+) (\d+)")
 SPLAT_LINE = re.compile(r"^S (\d+) ")
 TIMING = re.compile(r"^T (\d+) (\d+)\s*$")
@@ -109,6 +110,7 @@ class Boot:
     def __init__(self, lines):
         self.lines = lines
         self.started = []       # input numbers in order
+        self.loaded = set()     # inputs that loaded (and were unloaded)
         self.splats = {}        # n -> [lines]
         self.unhealthy = []     # n after which the health check failed
         self.end = None
@@ -124,6 +126,10 @@ class Boot:
             m = SPLAT_LINE.match(text)
             if m:
                 self.splats.setdefault(int(m.group(1)), []).append(text)
+                continue
+            m = LOADED.match(text)
+            if m:
+                self.loaded.add(int(m.group(1)))
                 continue
             m = HEALTH_FAIL.match(text)
             if m:
@@ -454,6 +460,39 @@ def restores_of(out, arm, boots):
     return n
 
 
+def outcomes(out, arm, boots):
+    """{input: "loaded" | "refused" | "crash in FUNCTION"} of an arm's fuzz
+    runs 1..boots, from their console logs."""
+    res = {}
+    for i in range(1, boots + 1):
+        try:
+            with open(os.path.join(out, "boots", "arms", arm, "boot", f"fuzz-{i}.log"),
+                      errors="replace") as f:
+                b = Boot(f.readlines())
+        except OSError:
+            continue
+        crashes = crashes_of(b)
+        for n in b.started:
+            res[n] = "loaded" if n in b.loaded else "refused"
+        for n, lines in crashes.items():
+            sig = signature.signature(lines)
+            res[n] = f"crash in {sig[1]}" if sig else "crash"
+    return res
+
+
+def cross_outcomes(results, out):
+    """Each signature's first input, as every other arm of the results fared
+    with it: the same (seed, index), the same mutations of that arm's build
+    of the seed module. A crash of pristine 6.1 that the series refuse shows
+    here as fixed."""
+    seen = {arm: outcomes(out, arm, a["boots"]) for arm, a in results["arms"].items()
+            if "error" not in a and a.get("boots")}
+    for arm, a in results["arms"].items():
+        for s in a.get("signatures", []):
+            s["elsewhere"] = {other: o[s["index"]] for other, o in seen.items()
+                              if other != arm and s["index"] in o}
+
+
 def reclassify(jpath, arms_dir):
     """Re-read each signature's first input from the saved console logs with
     today's signature.py (its module-content rules)."""
@@ -478,6 +517,7 @@ def reclassify(jpath, arms_dir):
             if not s["in_module"]:
                 s["in_module"] = content_of_finding(arm, s, arms_dir)
         count_crashes(a)
+    cross_outcomes(results, os.path.dirname(jpath))
     with open(jpath, "w") as f:
         json.dump(results, f, indent=1)
         f.write("\n")
@@ -586,6 +626,7 @@ def run_arms(args, arms, one, results, jpath, log):
     # arms in the order asked for, whatever order they finished in
     results["arms"] = {a: results["arms"][a] for a in arms if a in results["arms"]} | {
         a: r for a, r in results["arms"].items() if a not in arms}
+    cross_outcomes(results, args.out)
     with open(jpath, "w") as f:
         json.dump(results, f, indent=1)
         f.write("\n")

@@ -329,3 +329,36 @@ class TestQmp(unittest.TestCase):
     def test_no_socket_is_an_error_not_a_hang(self):
         with self.assertRaisesRegex(snapshot.SnapshotError, "no QMP socket"):
             snapshot.Qmp("/nonexistent/qmp", time.monotonic() + 0.2)
+
+
+class TestOutcomes(unittest.TestCase):
+    """What an arm did with each input, from its console logs (the Elsewhere column)."""
+
+    LOG = """# modvlab: guest up (fuzz)\r
+# fuzz start seed=1 first=0 count=10 health_every=4\r
+F 0\r
+L 0 mod_asm_user 0\r
+F 1\r
+F 2\r
+F 3\r
+h 3 mod_provider 0\r
+F 4\r
+[    1.0] BUG: unable to handle page fault for address: ffffffffa0005038\r
+[    1.0] RIP: 0010:apply_relocate_add+0x33/0xcb\r
+"""
+
+    def test_loaded_refused_crash_and_the_health_check_apart(self):
+        with tempfile.TemporaryDirectory() as t:
+            d = os.path.join(t, "boots", "arms", "keep", "boot")
+            os.makedirs(d)
+            with open(os.path.join(d, "fuzz-1.log"), "w") as f:
+                f.write(self.LOG)
+            o = fuzzrun.outcomes(t, "keep", 1)
+            self.assertEqual(o, {0: "loaded", 1: "refused", 2: "refused", 3: "refused",
+                                 4: "crash in apply_relocate_add"})
+            res = {"arms": {"keep": {"boots": 1, "signatures": []},
+                            "nomodv": {"boots": 0, "signatures": [{"index": 4}, {"index": 9}]}}}
+            fuzzrun.cross_outcomes(res, t)
+            sigs = res["arms"]["nomodv"]["signatures"]
+            self.assertEqual(sigs[0]["elsewhere"], {"keep": "crash in apply_relocate_add"})
+            self.assertEqual(sigs[1]["elsewhere"], {})      # keep never ran input 9

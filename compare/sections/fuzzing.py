@@ -28,7 +28,7 @@ def load(build, report):
                                            "restores")}
         arms[arm]["signatures"] = [
             {k: s.get(k) for k in ("title", "function", "in_module", "input", "index",
-                                   "changed_bytes", "count", "robust_line")}
+                                   "changed_bytes", "count", "robust_line", "elsewhere")}
             for s in a.get("signatures", [])]
     return {"seed": data.get("seed"), "inputs_per_arm": data.get("inputs_per_arm"),
             "jobs": data.get("jobs"), "arms": arms}
@@ -72,12 +72,24 @@ def blocks(data, report):
         out.append(doc.P("Distinct signatures (first splat line, faulting function); the "
                          "minimized input is the fewest changed bytes from its seed module "
                          "that still crash; build/fuzz/robust-lines.tsv has a ready "
-                         "workload/robust.tsv line for each."))
+                         "workload/robust.tsv line for each. Elsewhere: what the other arms "
+                         "did with the same input (seed, index: the same mutations of their "
+                         "own build of the seed module, whose offsets and sizes differ), "
+                         "so a pristine crash that the series refuse reads 'refused' there."))
         out.append(doc.Table(
-            ["signature", "function", "arms (inputs)", "minimized input", "changed bytes"],
+            ["signature", "function", "arms (inputs)", "minimized input", "changed bytes",
+             "elsewhere (same input)"],
             [[t + (" (module content)" if m else ""), doc.Code(f), ", ".join(v["arms"]),
-              doc.Code(v["first"]["input"] or "?"), v["first"]["changed_bytes"]]
-             for (t, f, m), v in sigs.items()], align="lllll"))
+              doc.Code(v["first"]["input"] or "?"), v["first"]["changed_bytes"],
+              elsewhere(v["first"], v["arms"])]
+             for (t, f, m), v in sigs.items()], align="llllll"))
     else:
         out.append(doc.P("No crash on any arm."))
     return out
+
+
+def elsewhere(sig, hit):
+    """"keep refused, remove refused" for the arms not already among `hit`."""
+    names = {a.split(" ", 1)[0] for a in hit}
+    return ", ".join(f"{arm} {what}" for arm, what in (sig.get("elsewhere") or {}).items()
+                     if arm not in names) or "-"

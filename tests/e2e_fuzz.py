@@ -95,6 +95,11 @@ class TestFuzzSeries(unittest.TestCase):
         _, err = p.communicate(timeout=60)
         self.assertEqual(p.returncode, 130, err[-1000:])
         self.assertIn("interrupted", err)
-        time.sleep(2)
-        ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+        # boot.sh's trap gives QEMU 2 s after SIGTERM, then SIGKILL
+        deadline = time.monotonic() + 15
+        while True:
+            ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+            if out + "/" not in ps or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
         self.assertNotIn(out + "/", ps)

@@ -26,6 +26,7 @@ build() {
 	name=$1; shift
 	obj=$D/$arm-$name log=$D/$arm-$name.log
 	mkdir -p "$obj"
+	rm -f "$obj.json"	# no CPU time for a step that built nothing
 	{ make -C "$src" O="$obj" tinyconfig &&
 	  "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$@" &&
 	  make -C "$src" O="$obj" olddefconfig; } >"$log" 2>&1 || { echo fail; return; }

@@ -77,11 +77,17 @@ class TestFaults(unittest.TestCase):
            env={"INIT": os.path.join(TOP, "tests", "faults", "init-hang")})
         cpio = os.path.join(ARM, "boot", "intr.cpio.gz")
         env = dict(os.environ, TOP=TOP, B=FB, KERNEL=self.kernel, TIMEOUT="120")
+        # SIGINT as a terminal leaves it: a test runner started in the
+        # background of a non-interactive shell inherits it ignored, and a
+        # shell cannot trap a signal ignored on entry (POSIX): boot.sh would
+        # then not see this Ctrl-C at all, busy machine or not
         p = subprocess.Popen(["sh", os.path.join(TOP, "qemu", "boot.sh"), "faults", "intr"],
                              env=env, start_new_session=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        pgrep = lambda: subprocess.run(["pgrep", "-f", cpio], capture_output=True,
-                                       text=True).stdout.strip()
+        # this run's processes only (its session): not a QEMU another run left
+        pgrep = lambda: subprocess.run(["pgrep", "-s", str(p.pid), "-f", cpio],
+                                       capture_output=True, text=True).stdout.strip()
         for _ in range(100):
             if pgrep():
                 break

@@ -6,6 +6,7 @@ with --e2e, the end-to-end assertions on the run that `make test` just did
 """
 import argparse
 import os
+import signal
 import sys
 import unittest
 
@@ -29,6 +30,11 @@ def main():
                     help="also run the end-to-end assertions (after make compare)")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
+    # started in the background of a non-interactive shell (CI, make test
+    # &), SIGINT arrives ignored and every child inherits that: the tests
+    # of Ctrl-C would test nothing. Act as a terminal would.
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     sys.path.insert(0, TOP)
     loader = unittest.TestLoader()
     suite = loader.discover(HERE, pattern="test_*.py", top_level_dir=HERE)

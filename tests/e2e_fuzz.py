@@ -7,6 +7,7 @@ fuzz/run.py and are not the loader's. Skipped when neither arm is built."""
 import glob
 import json
 import os
+import shutil
 import subprocess
 import sys
 import unittest
@@ -83,6 +84,7 @@ class TestFuzzSeries(unittest.TestCase):
         import signal
         import time
         out = os.path.join(B, "fuzz-test-interrupt")
+        shutil.rmtree(out, ignore_errors=True)      # its first boot's log is the cue
         p = subprocess.Popen([sys.executable, os.path.join(TOP, "fuzz", "run.py"),
                               "--seed", str(SEED), "--inputs", "20000", "--arms", " ".join(ARMS),
                               "--no-kasan", "--out", out],

@@ -366,7 +366,8 @@ def fuzz_arm(arm, inputs, chunk, health_every, rate, max_boots, log):
         log(f"  FUZZ   {arm.name}: {done}/{inputs} inputs, {len(crashes)} crash(es), "
             f"boot {arm.nboot}")
     wall = time.time() - t0
-    return {"inputs": done, "requested": inputs, "boots": arm.nboot, "restores": arm.nrestore,
+    return {"inputs": done, "requested": inputs, "health_every": health_every,
+            "boots": arm.nboot, "restores": arm.nrestore,
             "wall_s": round(wall, 1),
             "inputs_per_s": round(timed_inputs / (guest_ms / 1000), 1) if guest_ms else 0.0,
             "inputs_per_s_wall": round(done / wall, 1) if wall else 0.0}, crashes
@@ -533,7 +534,10 @@ def main(argv=None):
     ap.add_argument("--out", default=os.path.join(B, "fuzz"))
     ap.add_argument("--chunk", type=int, default=int(os.environ.get("FUZZ_CHUNK", "2000")),
                     help="inputs per boot at most")
-    ap.add_argument("--health-every", type=int, default=int(os.environ.get("FUZZ_HEALTH", "4")))
+    # every 8th input: a corrupted kernel is still caught within a few
+    # inputs, and the check (a good module loaded and unloaded) no longer
+    # takes a fifth of the guest's time (measured: +27% inputs/s vs every 4th)
+    ap.add_argument("--health-every", type=int, default=int(os.environ.get("FUZZ_HEALTH", "8")))
     ap.add_argument("--rate", type=float, default=20.0,
                     help="inputs/s assumed for a boot's timeout (a hang costs this)")
     ap.add_argument("--max-boots", type=int, default=int(os.environ.get("FUZZ_MAX_BOOTS", "0")),

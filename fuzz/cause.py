@@ -6,8 +6,10 @@ A crash whose minimized input changes nothing but code bytes (an SHF_EXECINSTR
 section's contents), .data/.rodata bytes (which only the module's own code and
 constructors read), a symbol's value inside its section, relocation addends or a relocation's symbol for another
 symbol of the table (which only change where a pointer or call in the module's
-code or data goes) or a symbol's st_other (visibility, which the loader never
-reads) is the module's content misbehaving: the same file could come out of a
+code or data goes), a symbol's section for another allocated section of the
+module holding its value (the module then defines that symbol itself) or a
+symbol's st_other (visibility, which the loader never reads) is the module's
+content misbehaving: the same file could come out of a
 compiler from other source, so no loader check of the file can refuse it. Anything else (a header, a symbol, a relocation's
 offset, type or symbol, a section the loader reads, a truncation) is the
 loader's to check."""
@@ -23,13 +25,15 @@ RELA_SYMBOL = range(12, 16)     # ELF64_R_SYM(r_info), little-endian
 RELA_ADDEND = range(16, 24)
 SYM = 24                        # sizeof(Elf64_Sym)
 SYM_OTHER = 5
+SYM_SHNDX = range(6, 8)         # st_shndx: the section it is defined in
 SYM_VALUE = range(8, 16)        # st_value: an offset in the symbol's section
+SHF_ALLOC = 2
 # data only the module's own code reads (the loader parses other sections:
 # __ksymtab, __param, __versions, .modinfo, struct module, __jump_table, ...)
 DATA = (".data", ".rodata", ".bss")
 NAMES = (("code", "code"), ("data", "data"), ("addend", "relocation addend"),
          ("symbol", "relocation symbol"), ("value", "symbol value"),
-         ("other", "symbol visibility"))
+         ("section", "symbol section"), ("other", "symbol visibility"))
 
 
 def where(seed, data, pos):
@@ -53,6 +57,16 @@ def where(seed, data, pos):
             return "symbol" if 0 < new < nsyms else None
         if s["type"] == SHT["SYMTAB"] and (pos - s["offset"]) % SYM == SYM_OTHER:
             return "other"
+        if s["type"] == SHT["SYMTAB"] and (pos - s["offset"]) % SYM in SYM_SHNDX:
+            # defined (or moved) into an allocated section of the module, its
+            # value inside: the module defines that symbol itself, which a
+            # compiler does for any name (calls to it then run module code)
+            entry = pos - (pos - s["offset"]) % SYM
+            shndx = int.from_bytes(data[entry + 6:entry + 8], "little")
+            value = int.from_bytes(data[entry + 8:entry + 16], "little")
+            inside = (0 < shndx < len(e.shdrs) and e.shdrs[shndx]["flags"] & SHF_ALLOC
+                      and value <= e.shdrs[shndx]["size"])
+            return "section" if inside else None
         if s["type"] == SHT["SYMTAB"] and (pos - s["offset"]) % SYM in SYM_VALUE:
             # still inside its section (the loader checks that): a relocation
             # to it then points elsewhere in that section, as with an addend

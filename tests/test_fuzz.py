@@ -258,7 +258,17 @@ class TestCause(unittest.TestCase):
         self.assertIsNone(cause.content_only(self.seed, data, [rela + 8]))       # r_info type
         sym = self.at(".symtab", 0)
         self.assertEqual(cause.content_only(self.seed, data, [sym + 24 + 5]), "symbol visibility")
-        self.assertIsNone(cause.content_only(self.seed, data, [sym + 24 + 6]))  # st_shndx
+        # a symbol (value 0) defined in an allocated section, or in one the
+        # loader does not allocate, or made absolute
+        from compare.elf import SYM as SYMS
+        tab = self.elf.content(self.elf.section(".symtab"))
+        und = next(k for k in range(1, len(tab) // 24) if SYMS.unpack_from(tab, k * 24)[4] == 0)
+        for target, want in ((self.elf.section(".text"), "symbol section"),
+                             (self.elf.section(".symtab"), None), (0xfff1, None)):
+            moved = bytearray(self.seed)
+            moved[sym + und * 24 + 6:sym + und * 24 + 8] = target.to_bytes(2, "little")
+            self.assertEqual(cause.content_only(self.seed, moved, [sym + und * 24 + 6]), want,
+                             f"st_shndx {target:#x}")
         self.assertEqual(cause.content_only(self.seed, data, [self.at(".data", 0)]), "data")
         # a defined symbol moved inside its section, or far past it
         from compare.elf import SYM

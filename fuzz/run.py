@@ -18,7 +18,6 @@ usage: run.py [--seed S] [--inputs N] [--arms "keep remove"] [--arms-dir DIR]
 """
 import argparse
 import concurrent.futures
-import gzip
 import json
 import os
 import re
@@ -26,7 +25,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -37,226 +35,17 @@ import cause  # noqa: E402
 import minimize  # noqa: E402
 import signature  # noqa: E402
 import snapshot  # noqa: E402
+# one guest (guest.py) and the results file (results.py); the names the
+# tests and other tools use from here
+from guest import (Boot, boot, build_driver, crashes_of, initramfs,  # noqa: E402,F401
+                   stop_all, watch)
+from results import (count_crashes, cross_outcomes, outcomes, reclassify,  # noqa: E402,F401
+                     restores_of)
 sys.path.insert(0, os.path.join(TOP, "workload"))
 import corpus  # noqa: E402
 
 B = os.environ.get("B", os.path.join(TOP, "build"))
 HEALTH = os.environ.get("FUZZ_HEALTH_MODULE", "mod-provider.ko")
-SRC = os.path.join(HERE, "modvlab-fuzz.c")
-# the mutator, shared by the guest driver and the host writer
-SOURCES = [SRC, os.path.join(HERE, "mutate.c"), os.path.join(HERE, "mutate.h")]
-PROGRESS = re.compile(r"^F (\d+)\s*$")
-LOADED = re.compile(r"^L (\d+) ")
-HEALTH_FAIL = re.compile(r"^H (\d+) (\d+)")
-SPLAT_LINE = re.compile(r"^S (\d+) ")
-TIMING = re.compile(r"^T (\d+) (\d+)\s*$")
-END = re.compile(r"^# fuzz end inputs=(\d+) loaded=(\d+) splats=(\d+) unhealthy=(\d+) ms=(\d+)")
-
-
-def die(msg):
-    print(f"modvlab: error: fuzz: {msg}", file=sys.stderr)
-    sys.exit(1)
-
-
-def build_driver(out):
-    """The guest /init (static) and the host writer, from the one source."""
-    os.makedirs(out, exist_ok=True)
-    bins = {"guest": os.path.join(out, "modvlab-fuzz"),
-            "host": os.path.join(out, "modvlab-fuzz-host")}
-    for kind, path in bins.items():
-        if os.path.exists(path) and os.path.getmtime(path) >= max(map(os.path.getmtime, SOURCES)):
-            continue
-        cmd = ["gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", path, *SOURCES[:2]]
-        if kind == "guest":
-            cmd.insert(1, "-static")
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if r.returncode:
-            die(f"cannot build the {kind} driver: {r.stderr.strip()[:400]}")
-    return bins
-
-
-# --- the initramfs: newc cpio written here, so no root and no tree tool ------
-
-def _cpio_entry(name, mode, data=b"", rdev=(0, 0), ino=[100]):
-    ino[0] += 1
-    name_b = name.encode() + b"\0"
-    hdr = "070701" + "".join(f"{v:08x}" for v in (
-        ino[0], mode, 0, 0, 1, 0, len(data), 0, 0, rdev[0], rdev[1], len(name_b), 0))
-    out = hdr.encode() + name_b
-    out += b"\0" * (-len(out) % 4) + data
-    return out + b"\0" * (-len(out) % 4)
-
-
-def initramfs(path, init, args, files):
-    """/init, /fuzz.args and files {guest path: bytes}, gzip'd, pinned mtimes."""
-    blob = b"".join([
-        _cpio_entry("dev", 0o40755), _cpio_entry("proc", 0o40755),
-        _cpio_entry("dev/console", 0o20600, rdev=(5, 1)),
-        _cpio_entry("in", 0o40755),
-        _cpio_entry("init", 0o100755, init),
-        _cpio_entry("fuzz.args", 0o100644, args.encode()),
-        *(_cpio_entry(g.lstrip("/"), 0o100644, d) for g, d in files.items()),
-        _cpio_entry("TRAILER!!!", 0),
-    ])
-    with open(path, "wb") as f:
-        f.write(gzip.compress(blob, 6, mtime=0))
-
-
-# --- one boot ----------------------------------------------------------------
-
-class Boot:
-    """What one guest run said: inputs started, splat lines per input, the end."""
-
-    def __init__(self, lines):
-        self.lines = lines
-        self.started = []       # input numbers in order
-        self.loaded = set()     # inputs that loaded (and were unloaded)
-        self.splats = {}        # n -> [lines]
-        self.unhealthy = []     # n after which the health check failed
-        self.end = None
-        self.timing = (0, 0)    # (inputs, ms) at the last T line
-        self.tail = []          # console lines after the last F (a dying kernel's)
-        for line in lines:
-            text = signature.classify.strip_stamp(line.rstrip("\r\n"))
-            m = PROGRESS.match(text)
-            if m:
-                self.started.append(int(m.group(1)))
-                self.tail = []
-                continue
-            m = SPLAT_LINE.match(text)
-            if m:
-                self.splats.setdefault(int(m.group(1)), []).append(text)
-                continue
-            m = LOADED.match(text)
-            if m:
-                self.loaded.add(int(m.group(1)))
-                continue
-            m = HEALTH_FAIL.match(text)
-            if m:
-                self.unhealthy.append(int(m.group(1)))
-                continue
-            m = TIMING.match(text)
-            if m:
-                self.timing = (int(m.group(1)), int(m.group(2)))
-                continue
-            m = END.match(text)
-            if m:
-                self.end = dict(zip(("inputs", "loaded", "splats", "unhealthy", "ms"),
-                                    map(int, m.groups())))
-            self.tail.append(text)
-
-    @property
-    def died(self):
-        """The input running when the guest stopped without its end line."""
-        return None if self.end or not self.started else self.started[-1]
-
-
-_TSC = {}
-
-
-def tsc_append(out):
-    """" tsc_early_khz=N" for a TCG guest, measured once per run (200 ms):
-    qemu/boot.sh would measure it again for every boot, and a fuzz run
-    boots hundreds of times (see workload/bench/tsc-khz.c)."""
-    if os.environ.get("ACCEL", "tcg") != "tcg" or "tsc_early_khz=" in os.environ.get("FUZZ_APPEND", ""):
-        return ""
-    if "khz" not in _TSC:
-        exe = os.path.join(out, "tsc-khz")
-        src = os.path.join(TOP, "workload", "bench", "tsc-khz.c")
-        try:
-            if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
-                tmp = f"{exe}.{os.getpid()}.{threading.get_ident()}"
-                subprocess.run(["gcc", "-O2", "-o", tmp, src], check=True, capture_output=True)
-                os.replace(tmp, exe)
-            _TSC["khz"] = int(subprocess.run([exe], capture_output=True, text=True,
-                                             check=True).stdout.strip())
-        except (OSError, ValueError, subprocess.CalledProcessError):
-            _TSC["khz"] = None      # boot.sh measures it then
-    return f" tsc_early_khz={_TSC['khz']}" if _TSC["khz"] else ""
-
-
-def boot(arm, name, kernel, init, args, files, timeout, mem, out, stall=30, snap=None):
-    """Run one guest; returns its Boot (the log under out/boots/arms/ARM/boot/).
-    With snap (fuzz/snapshot.py), the arm's saved guest is restored and
-    given args instead: files must then be those it was saved with."""
-    d = os.path.join(out, "boots", "arms", arm, "boot")
-    os.makedirs(d, exist_ok=True)
-    env = dict(os.environ, B=os.path.join(out, "boots"), KERNEL=kernel, TIMEOUT=str(int(timeout)),
-               MEM=mem, APPEND=os.environ.get("FUZZ_APPEND", "loglevel=3") + tsc_append(out))
-    fd = None
-    if snap:
-        if not os.path.exists(snap.initrd):
-            initramfs(snap.initrd, init, "wait", files)
-            snap.save(env, d, os.path.basename(snap.initrd)[:-len(".cpio.gz")])
-        # boot.sh wants the initramfs under this boot's name; it is only read
-        # at a boot, and this guest is restored past it
-        rd = os.path.join(d, name + ".cpio.gz")
-        if os.path.exists(rd):
-            os.unlink(rd)
-        os.link(snap.initrd, rd)
-        p, fd = snap.start(env, d, name, args)
-    else:
-        initramfs(os.path.join(d, name + ".cpio.gz"), init, args, files)
-        p = subprocess.Popen(["sh", os.path.join(TOP, "qemu", "boot.sh"), arm, name], env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                             start_new_session=True)
-    try:
-        return watch(p, os.path.join(d, name + ".log"), stall)
-    finally:
-        if fd is not None:
-            os.close(fd)
-
-
-# boot.sh processes running now: each in a session of its own (out of reach
-# of the terminal's Ctrl-C), so main() stops them when interrupted
-LIVE = snapshot.LIVE
-
-
-def stop_all():
-    for p in list(LIVE):
-        try:
-            os.killpg(p.pid, signal.SIGTERM)     # boot.sh's trap stops its QEMU
-        except ProcessLookupError:
-            pass
-
-
-def watch(p, log, stall):
-    """Wait for boot.sh p; returns the Boot of its log."""
-    LIVE.add(p)
-    try:
-        return _watch(p, log, stall)
-    finally:
-        LIVE.discard(p)
-
-
-def _watch(p, log, stall):
-    # A guest whose console says nothing for `stall` seconds has hung (an
-    # input's code spins or sleeps forever): stop it then, not at the
-    # boot's timeout, which is sized for thousands of inputs.
-    size, since = -1, time.monotonic()
-    # polled often: most boots end in an oops a second or two in, and a
-    # coarse poll would add its half period to every one of them
-    while p.poll() is None:
-        time.sleep(0.1)
-        now = os.path.getsize(log) if os.path.exists(log) else 0
-        # counted from the first output on (booting to /init prints nothing)
-        if now != size or not now:
-            size, since = now, time.monotonic()
-        if time.monotonic() - since >= stall:
-            os.killpg(p.pid, signal.SIGTERM)
-            try:
-                p.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(p.pid, signal.SIGKILL)
-                p.wait()
-            with open(log, "a") as f:
-                f.write(f"# modvlab: no console output for {stall} s: the guest hung\n")
-            break
-    try:
-        with open(log, errors="replace") as f:
-            return Boot(f.readlines())
-    except OSError:
-        return Boot([])
 
 
 # --- an arm ------------------------------------------------------------------
@@ -331,14 +120,6 @@ class Arm:
         args = "files 0 /h.ko " + " ".join(f"/in/{i}.ko" for i in range(len(blobs)))
         return boot(self.name, f"min-{self.nboot}", self.kernel, self.init, args, files,
                     120 + 5 * len(blobs), self.mem, self.out, self.stall)
-
-
-def crashes_of(b):
-    """{n: splat lines} of one boot: splats the driver saw, and the input it died on."""
-    out = {n: lines for n, lines in b.splats.items()}
-    if b.died is not None:
-        out[b.died] = out.get(b.died, []) + b.tail
-    return out
 
 
 def fuzz_arm(arm, inputs, chunk, health_every, rate, max_boots, log):
@@ -424,105 +205,6 @@ def finding(arm, n, sig, out, rounds_max, minimize_on):
             "input": os.path.relpath(path, B) if path.startswith(B) else path,
             "index": n, "seed_module": os.path.basename(seed_path),
             "changed_bytes": len(positions), "minimize_boots": rounds, "robust_line": line}
-
-
-def count_crashes(res):
-    """An arm's loader crashes and module-content crashes, from its signatures."""
-    sigs = res.get("signatures", [])
-    res["crashes"] = sum(s["count"] for s in sigs if not s["in_module"])
-    res["module_code_crashes"] = sum(s["count"] for s in sigs if s["in_module"])
-
-
-def content_of_finding(arm, s, arms_dir):
-    """"content: ..." when a saved minimized input changes only module content."""
-    inp = s.get("input") or ""
-    inp = inp if os.path.isabs(inp) else os.path.join(B, inp)
-    seed = os.path.join(arms_dir, arm, "mods", "main", s.get("seed_module") or "?")
-    try:
-        with open(seed, "rb") as f:
-            a = f.read()
-        with open(inp, "rb") as f:
-            b = f.read()
-    except OSError:
-        return None
-    what = cause.content_only(a, b, minimize.changed(a, b))
-    return f"content: {what}" if what else None
-
-
-def restores_of(out, arm, boots):
-    """How many of an arm's fuzz runs 1..boots restored its saved guest."""
-    n = 0
-    for i in range(1, boots + 1):
-        try:
-            with open(os.path.join(out, "boots", "arms", arm, "boot", f"fuzz-{i}.cmd")) as f:
-                n += "-incoming" in f.read()
-        except OSError:
-            pass
-    return n
-
-
-def outcomes(out, arm, boots):
-    """{input: "loaded" | "refused" | "crash in FUNCTION"} of an arm's fuzz
-    runs 1..boots, from their console logs."""
-    res = {}
-    for i in range(1, boots + 1):
-        try:
-            with open(os.path.join(out, "boots", "arms", arm, "boot", f"fuzz-{i}.log"),
-                      errors="replace") as f:
-                b = Boot(f.readlines())
-        except OSError:
-            continue
-        crashes = crashes_of(b)
-        for n in b.started:
-            res[n] = "loaded" if n in b.loaded else "refused"
-        for n, lines in crashes.items():
-            sig = signature.signature(lines)
-            res[n] = f"crash in {sig[1]}" if sig else "crash"
-    return res
-
-
-def cross_outcomes(results, out):
-    """Each signature's first input, as every other arm of the results fared
-    with it: the same (seed, index), the same mutations of that arm's build
-    of the seed module. A crash of pristine 6.1 that the series refuse shows
-    here as fixed."""
-    seen = {arm: outcomes(out, arm, a["boots"]) for arm, a in results["arms"].items()
-            if "error" not in a and a.get("boots")}
-    for arm, a in results["arms"].items():
-        for s in a.get("signatures", []):
-            s["elsewhere"] = {other: o[s["index"]] for other, o in seen.items()
-                              if other != arm and s["index"] in o}
-
-
-def reclassify(jpath, arms_dir):
-    """Re-read each signature's first input from the saved console logs with
-    today's signature.py (its module-content rules)."""
-    import glob
-    with open(jpath) as f:
-        results = json.load(f)
-    for arm, a in results["arms"].items():
-        lines = {}
-        for p in glob.glob(os.path.join(os.path.dirname(jpath), "boots", "arms", arm, "boot",
-                                        "fuzz-*.log")):
-            with open(p, errors="replace") as f:
-                lines.update(crashes_of(Boot(f.readlines())))
-        if "restores" not in a and "boots" in a:
-            # results of a runner that did not count them: from its boots' commands
-            a["restores"] = restores_of(os.path.dirname(jpath), arm, a["boots"])
-        for s in a.get("signatures", []):
-            sig = signature.signature(lines.get(s["index"], []))
-            if sig:
-                s["title"], s["function"], s["in_module"] = sig
-            else:
-                s["function"], s["in_module"] = signature.content(s["function"], s.get("in_module"))
-            if not s["in_module"]:
-                s["in_module"] = content_of_finding(arm, s, arms_dir)
-        count_crashes(a)
-    cross_outcomes(results, os.path.dirname(jpath))
-    with open(jpath, "w") as f:
-        json.dump(results, f, indent=1)
-        f.write("\n")
-    return 0
 
 
 def main(argv=None):

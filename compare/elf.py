@@ -16,6 +16,7 @@ SHDR = struct.Struct("<IIQQQQIIQQ")
 SHDR_FIELDS = ["name", "type", "flags", "addr", "offset", "size", "link", "info",
                "addralign", "entsize"]
 SYM = struct.Struct("<IBBHQQ")
+RELA = struct.Struct("<QQq")         # Elf64_Rela: r_offset, r_info, r_addend
 
 
 class ElfError(Exception):

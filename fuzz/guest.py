@@ -8,11 +8,9 @@ import re
 import signal
 import subprocess
 import sys
-import threading
 import time
 
 import signature
-import snapshot
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
@@ -131,19 +129,14 @@ _TSC = {}
 def tsc_append(out):
     """" tsc_early_khz=N" for a TCG guest, measured once per run (200 ms):
     qemu/boot.sh would measure it again for every boot, and a fuzz run
-    boots hundreds of times (see workload/bench/tsc-khz.c)."""
+    boots hundreds of times."""
     if os.environ.get("ACCEL", "tcg") != "tcg" or "tsc_early_khz=" in os.environ.get("FUZZ_APPEND", ""):
         return ""
     if "khz" not in _TSC:
-        exe = os.path.join(out, "tsc-khz")
-        src = os.path.join(TOP, "workload", "bench", "tsc-khz.c")
         try:
-            if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
-                tmp = f"{exe}.{os.getpid()}.{threading.get_ident()}"
-                subprocess.run(["gcc", "-O2", "-o", tmp, src], check=True, capture_output=True)
-                os.replace(tmp, exe)
-            _TSC["khz"] = int(subprocess.run([exe], capture_output=True, text=True,
-                                             check=True).stdout.strip())
+            _TSC["khz"] = int(subprocess.run(
+                ["sh", os.path.join(TOP, "qemu", "tsc-khz.sh")], capture_output=True, text=True,
+                check=True, env=dict(os.environ, B=os.path.join(out, "boots"))).stdout.strip())
         except (OSError, ValueError, subprocess.CalledProcessError):
             _TSC["khz"] = None      # boot.sh measures it then
     return f" tsc_early_khz={_TSC['khz']}" if _TSC["khz"] else ""
@@ -171,9 +164,7 @@ def boot(arm, name, kernel, init, args, files, timeout, mem, out, stall=30, snap
         p, fd = snap.start(env, d, name, args)
     else:
         initramfs(os.path.join(d, name + ".cpio.gz"), init, args, files)
-        p = subprocess.Popen(["sh", os.path.join(TOP, "qemu", "boot.sh"), arm, name], env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                             start_new_session=True)
+        p = spawn(arm, name, env)
     try:
         return watch(p, os.path.join(d, name + ".log"), stall)
     finally:
@@ -182,8 +173,35 @@ def boot(arm, name, kernel, init, args, files, timeout, mem, out, stall=30, snap
 
 
 # boot.sh processes running now: each in a session of its own (out of reach
-# of the terminal's Ctrl-C), so main() stops them when interrupted
-LIVE = snapshot.LIVE
+# of the terminal's Ctrl-C), so run.py stops them when interrupted
+LIVE = set()
+
+
+def spawn(arm, name, env):
+    """qemu/boot.sh ARM NAME, in a session of its own."""
+    p = subprocess.Popen(["sh", os.path.join(TOP, "qemu", "boot.sh"), arm, name], env=env,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True)
+    LIVE.add(p)
+    return p
+
+
+def stop(p):
+    """Stop boot.sh p (its trap stops its QEMU), SIGKILL after 15 s."""
+    LIVE.discard(p)
+    if p.poll() is not None:
+        return
+    try:
+        os.killpg(p.pid, signal.SIGTERM)
+        p.wait(timeout=15)
+    except ProcessLookupError:
+        pass
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        p.wait()
 
 
 def stop_all():
@@ -196,7 +214,6 @@ def stop_all():
 
 def watch(p, log, stall):
     """Wait for boot.sh p; returns the Boot of its log."""
-    LIVE.add(p)
     try:
         return _watch(p, log, stall)
     finally:
@@ -217,20 +234,20 @@ def _watch(p, log, stall):
         if now != size or not now:
             size, since = now, time.monotonic()
         if time.monotonic() - since >= stall:
-            os.killpg(p.pid, signal.SIGTERM)
-            try:
-                p.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(p.pid, signal.SIGKILL)
-                p.wait()
+            stop(p)
             with open(log, "a") as f:
                 f.write(f"# modvlab: no console output for {stall} s: the guest hung\n")
             break
+    return read_boot(log) or Boot([])
+
+
+def read_boot(log):
+    """The Boot of a saved console log, None if there is none."""
     try:
         with open(log, errors="replace") as f:
             return Boot(f.readlines())
     except OSError:
-        return Boot([])
+        return None
 
 
 def crashes_of(b):

@@ -9,7 +9,7 @@ import os
 import cause
 import minimize
 import signature
-from guest import Boot, crashes_of
+from guest import Boot, crashes_of, read_boot
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 B = os.environ.get("B", os.path.join(TOP, "build"))
@@ -55,11 +55,8 @@ def outcomes(out, arm, boots):
     runs 1..boots, from their console logs."""
     res = {}
     for i in range(1, boots + 1):
-        try:
-            with open(os.path.join(out, "boots", "arms", arm, "boot", f"fuzz-{i}.log"),
-                      errors="replace") as f:
-                b = Boot(f.readlines())
-        except OSError:
+        b = read_boot(os.path.join(out, "boots", "arms", arm, "boot", f"fuzz-{i}.log"))
+        if not b:
             continue
         crashes = crashes_of(b)
         for n in b.started:
@@ -92,8 +89,7 @@ def reclassify(jpath, arms_dir):
         lines = {}
         for p in glob.glob(os.path.join(os.path.dirname(jpath), "boots", "arms", arm, "boot",
                                         "fuzz-*.log")):
-            with open(p, errors="replace") as f:
-                lines.update(crashes_of(Boot(f.readlines())))
+            lines.update(crashes_of(read_boot(p) or Boot([])))
         if "restores" not in a and "boots" in a:
             # results of a runner that did not count them: from its boots' commands
             a["restores"] = restores_of(os.path.dirname(jpath), arm, a["boots"])

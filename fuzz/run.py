@@ -77,7 +77,7 @@ class Arm:
         # one boot saved per arm and run, restored for every fuzz run
         self.snap = None
         if os.environ.get("FUZZ_SNAPSHOT", "1") != "0":
-            self.snap = snapshot.Snapshot(TOP, name, os.path.join(d, "snap.state"))
+            self.snap = snapshot.Snapshot(name, os.path.join(d, "snap.state"))
             self.snap.initrd = os.path.join(d, "snap.cpio.gz")
             for p in (self.snap.state, self.snap.initrd):
                 if os.path.exists(p):

@@ -17,13 +17,9 @@ SnapshotError; fuzz/run.py then boots as before.
 import json
 import os
 import socket
-import subprocess
 import time
 
-
-# boot.sh processes running (here and in run.py's boots): run.py stops
-# them on Ctrl-C, since each runs in a session of its own
-LIVE = set()
+from guest import spawn, stop
 
 
 class SnapshotError(Exception):
@@ -106,18 +102,14 @@ class Snapshot:
     env is the environment qemu/boot.sh gets (B, KERNEL, TIMEOUT, MEM, APPEND)
     with an initramfs whose /fuzz.args is "wait"."""
 
-    def __init__(self, top, arm, state):
-        self.top, self.arm, self.state = top, arm, state
+    def __init__(self, arm, state):
+        self.arm, self.state = arm, state
 
     def _boot(self, env, name, extra, serial_in=None):
         env = dict(env, QEMU_EXTRA=extra)
         if serial_in:
             env["SERIAL_IN"] = serial_in
-        p = subprocess.Popen(["sh", os.path.join(self.top, "qemu", "boot.sh"), self.arm, name],
-                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                             start_new_session=True)
-        LIVE.add(p)
-        return p
+        return spawn(self.arm, name, env)
 
     def save(self, env, boot_dir, name, timeout=120):
         sock = os.path.join(boot_dir, name + ".qmp")
@@ -143,7 +135,7 @@ class Snapshot:
         finally:
             if qmp:
                 qmp.close()
-            _stop(p)
+            stop(p)
 
     def start(self, env, boot_dir, name, args, timeout=60):
         """A restored guest running `args`; returns (Popen of boot.sh, fifo fd)."""
@@ -168,7 +160,7 @@ class Snapshot:
             os.write(fd, args.encode() + b"\n")
         except (SnapshotError, OSError) as e:
             os.close(fd)
-            _stop(p)
+            stop(p)
             raise SnapshotError(f"restore of {self.state}: {e}") from e
         finally:
             if qmp:
@@ -176,16 +168,3 @@ class Snapshot:
             os.unlink(fifo)
         return p, fd
 
-
-def _stop(p):
-    LIVE.discard(p)
-    if p.poll() is None:
-        try:
-            os.killpg(p.pid, 15)
-            p.wait(timeout=15)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            try:
-                os.killpg(p.pid, 9)
-            except ProcessLookupError:
-                pass
-            p.wait()

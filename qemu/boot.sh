@@ -23,15 +23,11 @@ case $accel in
 tcg)	cpu=qemu64
 	# the guest's TSC is the host's under TCG, but its calibration against
 	# the emulated PIT fails on a busy host and leaves it on jiffies (4 ms
-	# steps): tell it the host's TSC rate (workload/bench/tsc-khz.c)
-	tk=$B/guest/tsc-khz src=$TOP/workload/bench/tsc-khz.c
-	if [ ! -x "$tk" ] || [ "$src" -nt "$tk" ]; then
-		# built aside, then renamed: boots run in parallel (make fuzz)
-		mkdir -p "$B/guest"
-		gcc -O2 -Wall -Wextra -Werror -o "$tk.$$" "$src" || die "cannot build $src"
-		mv -f "$tk.$$" "$tk"
-	fi
-	case $append in *tsc_early_khz=*) ;; *) append="$append tsc_early_khz=$("$tk")" ;; esac
+	# steps): tell it the host's TSC rate (qemu/tsc-khz.sh)
+	case $append in *tsc_early_khz=*) ;; *)
+		khz=$(sh "$TOP/qemu/tsc-khz.sh") || die "cannot measure the TSC rate"
+		append="$append tsc_early_khz=$khz" ;;
+	esac
 	;;
 kvm) [ -w /dev/kvm ] || die "ACCEL=kvm but /dev/kvm is not usable"; cpu=host ;;
 *) die "ACCEL must be tcg or kvm, not '$accel'" ;;

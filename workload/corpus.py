@@ -79,7 +79,7 @@ PAGE = 4096
 # one error for a file the reader rejects and a recipe that cannot be applied
 CorpusError = elf.ElfError
 Elf = elf.Elf
-SHT, EHDR, EHDR_FIELDS = elf.SHT, elf.EHDR, elf.EHDR_FIELDS
+SHT, EHDR, EHDR_FIELDS, RELA = elf.SHT, elf.EHDR, elf.EHDR_FIELDS, elf.RELA
 SHF_ALLOC = elf.SHF_ALLOC
 
 
@@ -211,9 +211,6 @@ def r_shdr(data, arg, ctx):
         else:
             s[k] = expr(v, {"eof": len(elf.data), "size": s["size"], "offset": s["offset"]})
     return elf.to_bytes()
-
-
-RELA = struct.Struct("<QQq")     # Elf64_Rela: r_offset, r_info, r_addend
 
 
 def r_rela(data, arg, ctx):

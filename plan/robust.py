@@ -75,6 +75,11 @@ def add_boots(p, arm, tsv=corpus.TSV):
         declared = row.get(col, "?") if col else "?"
         if declared == "-":
             continue
+        if row["input"] in files and files[row["input"]] is None:
+            # an optional recipe (`name?:SEC`): this arm's module has no SEC
+            print(f"plan.robust: {arm}: {row['input']}: not applicable, its module has "
+                  f"no {row['make'].split(':')[1]} section", file=sys.stderr)
+            continue
         boot = "robust"
         if isolated(row, declared):
             boot = "robust-" + row["input"]

@@ -45,6 +45,13 @@ Recipes (`recipe` or `recipe:argument`):
   vermagic-toggle-modversions   drop "modversions " from vermagic if there,
                             else add it
 
+A recipe name ending in `?` (`shdr?:.orc_unwind:size=size-6`) applies only
+where the arm's good module has the section its argument names: a section
+only some configurations emit (.orc_unwind needs CONFIG_UNWINDER_ORC, which
+the KASAN variants have and the lab's arms do not). Elsewhere the input is
+not made and not run on that arm, and the report says so; without the `?` a
+missing section is an error, so a misspelt name cannot go quiet.
+
 The __versions recipes need a __versions section; a module built without
 modversions (nomodv, remove) gets one first, as modpost writes it: one
 64-byte entry per undefined symbol, then module_layout, CRCs from the arm's
@@ -78,6 +85,10 @@ PAGE = 4096
 
 # one error for a file the reader rejects and a recipe that cannot be applied
 CorpusError = elf.ElfError
+
+
+class NotApplicable(CorpusError):
+    """An optional recipe (`name?:SEC...`) on a module without SEC."""
 Elf = elf.Elf
 SHT, EHDR, EHDR_FIELDS, RELA = elf.SHT, elf.EHDR, elf.EHDR_FIELDS, elf.RELA
 SHF_ALLOC = elf.SHF_ALLOC
@@ -409,8 +420,14 @@ RECIPES = {
 def apply(recipe, data, ctx=None):
     """The bytes of one input: recipe ("name" or "name:arg") applied to data."""
     name, _, arg = recipe.partition(":")
+    optional = name.endswith("?")
+    name = name[:-1] if optional else name
     if name not in RECIPES:
         raise CorpusError(f"unknown recipe '{name}'")
+    if optional:
+        sec = arg.split(":", 1)[0]
+        if Elf(bytes(data)).index(sec) is None:
+            raise NotApplicable(f"the module has no {sec} section")
     return RECIPES[name](bytes(data), arg, ctx or {})
 
 
@@ -450,8 +467,9 @@ def generate(arm, tsv=TSV, good=GOOD, out=None, only=None):
     A recipe of the form `input:NAME` reuses another input's file (a forced
     load of a mismatching module, for instance). An input declared `-` for
     the arm is not made (its recipe may need what only other arms' modules
-    have). Raises CorpusError if the good module is missing or a recipe does
-    not apply.
+    have). An optional recipe whose section the module lacks maps to None
+    (not applicable on this arm), as does an input reusing it. Raises
+    CorpusError if the good module is missing or a recipe does not apply.
     """
     src = os.path.join(ARMS, arm, "mods", good + ".ko")
     if not os.path.isfile(src):
@@ -469,11 +487,16 @@ def generate(arm, tsv=TSV, good=GOOD, out=None, only=None):
             continue
         if r["make"].startswith("input:"):
             continue
+        path = os.path.join(out, r["input"] + ".ko")
         try:
             blob = apply(r["make"], data, ctx)
+        except NotApplicable:
+            if os.path.exists(path):
+                os.unlink(path)     # no stale file may stand in for it
+            made[r["input"]] = None
+            continue
         except CorpusError as e:
             raise CorpusError(f"{r['input']} ({r['make']}): {e}") from None
-        path = os.path.join(out, r["input"] + ".ko")
         tmp = path + ".tmp"
         with open(tmp, "wb") as f:
             f.write(blob)
@@ -514,8 +537,11 @@ def main(argv=None):
     except (CorpusError, OSError) as e:
         print(f"corpus: error: {e}", file=sys.stderr)
         return 1
-    print(f"corpus: {args.arm}: {len(made)} inputs in "
-          f"{os.path.relpath(os.path.dirname(next(iter(made.values()))), TOP) if made else '-'}")
+    files = [p for p in made.values() if p]
+    na = sorted(k for k, p in made.items() if not p)
+    print(f"corpus: {args.arm}: {len(files)} inputs in "
+          f"{os.path.relpath(os.path.dirname(files[0]), TOP) if files else '-'}"
+          + (f"; not applicable to its module: {' '.join(na)}" if na else ""))
     return 0
 
 

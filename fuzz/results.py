@@ -101,6 +101,8 @@ def reclassify(jpath, arms_dir):
                 s["function"], s["in_module"] = signature.content(s["function"], s.get("in_module"))
             if not s["in_module"]:
                 s["in_module"] = content_of_finding(arm, s, arms_dir)
+            if not s["in_module"] and s.get("split"):
+                s["in_module"] = s["split"]["in_module"]      # a boot showed it (run.split_test)
         count_crashes(a)
     cross_outcomes(results, os.path.dirname(jpath))
     with open(jpath, "w") as f:

@@ -189,6 +189,11 @@ def finding(arm, n, sig, out, rounds_max, minimize_on):
     if minimize_on:
         what = cause.content_only(seed, small, positions)
         in_module = f"content: {what}" if what else None
+    split = None
+    if minimize_on and not in_module:
+        split = split_test(arm, seed, small, positions, sig)
+        if split:
+            in_module = split["in_module"]
     name = f"fuzz-{slug(sig[1])}-{arm.name}-{n}"
     path = os.path.join(fdir, name + ".ko")
     with open(path, "wb") as f:
@@ -204,7 +209,42 @@ def finding(arm, n, sig, out, rounds_max, minimize_on):
     return {"title": sig[0], "function": sig[1], "in_module": in_module,
             "input": os.path.relpath(path, B) if path.startswith(B) else path,
             "index": n, "seed_module": os.path.basename(seed_path),
-            "changed_bytes": len(positions), "minimize_boots": rounds, "robust_line": line}
+            "changed_bytes": len(positions), "minimize_boots": rounds, "robust_line": line,
+            **({"split": split} if split else {})}
+
+
+def split_test(arm, seed, small, positions, sig):
+    """Module content, shown by one boot, for an input ddmin could not shrink.
+
+    Some crashes happen at a site that moves with unrelated bytes (module
+    code calling through a garbage pointer): dropping any byte changes the
+    faulting function, so ddmin keeps bytes that do not matter. Split the
+    changed bytes into module content (fuzz/cause.py) and the rest, and load
+    the rest alone, then the content alone, in one boot: if the rest loads
+    without a report and the content alone crashes with the same first line,
+    the crash is the content's. Returns {"in_module", "content_alone"} or None.
+    """
+    if len(small) != len(seed):
+        return None
+    try:
+        kinds = {p: cause.where(seed, small, p) for p in positions}
+    except (cause.ElfError, ValueError, IndexError):
+        return None
+    content = [p for p in positions if kinds[p]]
+    rest = [p for p in positions if not kinds[p]]
+    if not content or not rest:
+        return None
+    b = arm.try_files([minimize.build(seed, small, rest), minimize.build(seed, small, content)])
+    crashes = crashes_of(b)
+    if 0 in crashes or 0 in b.unhealthy or 1 not in crashes:
+        return None
+    s = signature.signature(crashes[1])
+    if not s or s[0] != sig[0]:
+        return None
+    what = cause.content_only(seed, minimize.build(seed, small, content), content)
+    return {"in_module": f"content: {what} (alone it crashes in {s[1]}; "
+                         f"the other {len(rest)} byte(s) load cleanly)",
+            "content_alone": s[1], "other_bytes": [hex(p) for p in rest]}
 
 
 def main(argv=None):
@@ -267,8 +307,8 @@ def main(argv=None):
         res["signatures"] = []
         for s, ns in sigs.values():
             log(f"  FUZZ   {name}: {len(ns)} x {s[0]} in {s[1]}"
-                + (f" (module content: {s[2]})" if s[2] else "") + "; minimizing input "
-                + str(ns[0]))
+                + (f" (module content: {s[2]}); input {ns[0]}" if s[2]
+                   else f"; minimizing input {ns[0]}"))
             f = finding(arm, ns[0], s, args.out, args.minimize_rounds, not s[2])
             f["inputs"] = ns[:50]
             f["count"] = len(ns)

@@ -297,6 +297,47 @@ class TestCause(unittest.TestCase):
         self.assertIsNone(cause.content_only(self.seed, data, []))
 
 
+    def test_split_test_shows_content_with_one_boot(self):
+        """run.split_test: the other bytes alone load, the content alone
+        crashes with the same first line: the crash is the module's."""
+        text, e_ident = self.at(".text", 0), 5
+        data = bytearray(self.seed)
+        data[text] ^= 0xff
+        data[e_ident] ^= 0xff          # EI_DATA: structure by the rules, inert
+        sig = ("general protection fault, probably for non-canonical address", "_printk", None)
+        gpf = ["[ 1.0] general protection fault, probably for non-canonical address "
+               "0xdead000000000100: 0000 [#1] SMP\n", "[ 1.1] RIP: 0010:vprintk+0x1/0x2\n",
+               "[ 1.2] Kernel panic - not syncing: Fatal exception\n"]
+
+        class Arm:
+            def __init__(self, lines):
+                self.lines, self.blobs = lines, None
+
+            def try_files(self, blobs):
+                self.blobs = blobs
+                return fuzzrun.Boot(self.lines)
+
+        arm = Arm(["F 0\n", "F 1\n"] + gpf)
+        got = fuzzrun.split_test(arm, self.seed, bytes(data), [e_ident, text], sig)
+        self.assertEqual(got["content_alone"], "vprintk")
+        self.assertTrue(got["in_module"].startswith("content: code (alone it crashes in vprintk"))
+        self.assertEqual(minimize.changed(self.seed, arm.blobs[0]), [e_ident])
+        self.assertEqual(minimize.changed(self.seed, arm.blobs[1]), [text])
+        # the other bytes crash by themselves, or the content crashes otherwise: no
+        for lines in (["F 0\n"] + gpf, ["F 0\n", "F 1\n", "[ 1.0] BUG: unable to handle "
+                                         "page fault for address: 0\n",
+                                         "[ 1.1] RIP: 0010:vprintk+0x1/0x2\n"],
+                      ["F 0\n", "F 1\n", "# fuzz end inputs=2 loaded=2 splats=0 unhealthy=0 "
+                                           "ms=5\n"]):
+            self.assertIsNone(fuzzrun.split_test(Arm(lines), self.seed, bytes(data),
+                                                 [e_ident, text], sig), lines[-1])
+        # content only, or structure only: nothing to split, no boot
+        arm = Arm([])
+        self.assertIsNone(fuzzrun.split_test(arm, self.seed, bytes(data), [text], sig))
+        self.assertIsNone(fuzzrun.split_test(arm, self.seed, bytes(data), [e_ident], sig))
+        self.assertIsNone(arm.blobs)
+
+
 class TestQmp(unittest.TestCase):
     """fuzz/snapshot.py's QMP client against a scripted server on a unix socket."""
 

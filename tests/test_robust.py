@@ -182,6 +182,40 @@ class TestPlanRobust(unittest.TestCase):
             self.assertIn("robust-versions-empty", names)
             self.assertTrue(all(c["kind"] == "robust" for c in p.not_run))
 
+    def test_plan_leaves_out_an_input_that_does_not_apply(self):
+        """An optional recipe (name?:SEC) on a module without SEC: not planned, said why."""
+        import plan
+        import subprocess
+        with tempfile.TemporaryDirectory() as tmp:
+            mods = os.path.join(tmp, "arms", "base", "mods", "main")
+            os.makedirs(mods)
+            src = os.path.join(tmp, "m.c")
+            with open(src, "w") as f:
+                f.write('int x = 1;\nconst char v[] __attribute__((section(".modinfo"))) = "a=b";\n')
+            subprocess.run(["gcc", "-c", "-o", os.path.join(mods, "mod-asm-user.ko"), src],
+                           check=True)
+            tsv = os.path.join(tmp, "robust.tsv")
+            with open(tsv, "w") as f:
+                f.write("# input\tmake\tflags\tnomodv\tbase\tkeep\tremove\tnote\n"
+                        "short\tshdr:.data:size=0\t-\tloaded\tloaded\tloaded\tloaded\tn\n"
+                        "orc\tshdr?:.orc_unwind:size=0\t-\toops\toops\toops\toops\tn\n")
+            corpus = self.pr.corpus
+            old = corpus.ARMS
+            corpus.ARMS = plan.ARMS = os.path.join(tmp, "arms")
+            try:
+                p = plan.Planner("base")
+                err = io.StringIO()
+                with contextlib.redirect_stderr(err):
+                    self.pr.add_boots(p, "base", tsv)
+            finally:
+                corpus.ARMS = plan.ARMS = old
+            names = {c["case"] for c in p.not_run} | {
+                c["case"] for b in p.boots.values() for c in b["plan"]}
+            self.assertIn("robust-short", names)
+            self.assertNotIn("robust-orc", names)
+            self.assertIn("orc: not applicable, its module has no .orc_unwind section",
+                          err.getvalue())
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -22,7 +22,10 @@ def robust_blocks(rob, report):
                      "followed by a health check (a good module loads and unloads). Declared = "
                      "what the arm's loader code says it does. A kernel bug report is a failure, "
                      "unless the input is declared oops for that arm: then it is a finding, a "
-                     "bug of that loader, never a pass."))
+                     "bug of that loader, never a pass. An input declared - for an arm, or "
+                     "made by a recipe that needs a section the arm's module lacks "
+                     "(name?:SEC, e.g. .orc_unwind, which only the KASAN builds' ORC "
+                     "unwinder emits), is not run there: the input counts differ."))
     out.append(doc.Table(["arm", "inputs", "as declared", "oops (declared)", "unhealthy",
                           "unexpected"],
                          [[doc.Bold(a), r["inputs"], r["as_declared"],

@@ -23,6 +23,14 @@ HEALTH_FAIL = re.compile(r"^H (\d+) (\d+)")
 SPLAT_LINE = re.compile(r"^S (\d+) ")
 TIMING = re.compile(r"^T (\d+) (\d+)\s*$")
 END = re.compile(r"^# fuzz end inputs=(\d+) loaded=(\d+) splats=(\d+) unhealthy=(\d+) ms=(\d+)")
+# the kernel's die() header ("Oops: 0002 [#1] ...", "general protection
+# fault ...: 0000 [#1] ...") or a panic, on the raw console: with oops=panic
+# the guest is done, and QEMU exits within a second or two of it
+FATAL = re.compile(rb"^\[ *\d+\.\d+\] (.*\[#\d+\] |Kernel panic - not syncing)", re.M)
+# seconds a guest may run on after that: an oops while printing an oops (a
+# module corrupted its own struct module, and print_modules() faults on the
+# list) repeats until the stack is gone and then hangs silently
+AFTER_FATAL = int(os.environ.get("FUZZ_AFTER_FATAL", "15"))
 
 
 def die(msg):
@@ -224,7 +232,7 @@ def _watch(p, log, stall):
     # A guest whose console says nothing for `stall` seconds has hung (an
     # input's code spins or sleeps forever): stop it then, not at the
     # boot's timeout, which is sized for thousands of inputs.
-    size, since = -1, time.monotonic()
+    size, since, fatal, tail = -1, time.monotonic(), None, b""
     # polled often: most boots end in an oops a second or two in, and a
     # coarse poll would add its half period to every one of them
     while p.poll() is None:
@@ -232,7 +240,19 @@ def _watch(p, log, stall):
         now = os.path.getsize(log) if os.path.exists(log) else 0
         # counted from the first output on (booting to /init prints nothing)
         if now != size or not now:
+            if fatal is None and now > max(size, 0):
+                with open(log, "rb") as f:
+                    f.seek(max(size, 0))
+                    tail = tail[-200:] + f.read(now - max(size, 0))
+                if FATAL.search(tail):
+                    fatal = time.monotonic()
             size, since = now, time.monotonic()
+        if fatal is not None and time.monotonic() - fatal >= AFTER_FATAL:
+            stop(p)
+            with open(log, "a") as f:
+                f.write(f"# modvlab: the guest ran on {AFTER_FATAL} s after its oops "
+                        "(an oops while oopsing): stopped\n")
+            break
         if time.monotonic() - since >= stall:
             stop(p)
             with open(log, "a") as f:

@@ -176,6 +176,42 @@ class TestConsole(unittest.TestCase):
         self.assertIn(b"TRAILER!!!\0", blob)
 
 
+class TestWatch(unittest.TestCase):
+    """A guest that runs on after its oops (an oops while oopsing) is
+    stopped AFTER_FATAL seconds later, not at the stall timeout."""
+
+    def run_guest(self, text, stall, chatty=True):
+        """(seconds, console) of a fake guest: prints text, then a dot every
+        0.2 s (chatty: it never goes quiet) or nothing."""
+        import guest
+        with tempfile.TemporaryDirectory() as tmp:
+            log = os.path.join(tmp, "g.log")
+            # 20 s at most: without the rule under test, a failure, not a hang
+            script = (f"printf '{text}' >> {log}; i=0; while [ $i -lt 100 ]; do "
+                      "sleep 0.2; i=$((i + 1)); " + (f"echo . >> {log}; done" if chatty else "done"))
+            p = subprocess.Popen(["sh", "-c", script], start_new_session=True)
+            saved, guest.AFTER_FATAL = guest.AFTER_FATAL, 1
+            t0 = time.monotonic()
+            try:
+                guest.watch(p, log, stall)
+            finally:
+                guest.AFTER_FATAL = saved
+                guest.stop(p)
+            with open(log) as f:
+                return time.monotonic() - t0, f.read()
+
+    def test_an_oops_storm_is_stopped(self):
+        took, text = self.run_guest("F 7\\n[    5.43] Oops: 0002 [#1] PREEMPT SMP KASAN\\n", 30)
+        self.assertLess(took, 10)
+        self.assertIn("after its oops (an oops while oopsing): stopped", text)
+        self.assertEqual(fuzzrun.Boot(text.splitlines(True)).died, 7)
+
+    def test_a_guest_that_only_warns_runs_on(self):
+        took, text = self.run_guest("F 7\\nS 7 WARNING: CPU: 0 PID: 1 at x\\n", 3, chatty=False)
+        self.assertGreaterEqual(took, 3)
+        self.assertNotIn("after its oops", text)
+
+
 class TestFileRecipe(unittest.TestCase):
     def test_file_recipe_reads_under_workload(self):
         name = "fuzz/.test-file-recipe.ko"

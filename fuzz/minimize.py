@@ -22,6 +22,19 @@ def build(seed, data, positions):
     return bytes(out)
 
 
+def spec(positions):
+    """"a-b,c,..." of positions: a candidate as the guest driver's cands
+    mode reads it (fuzz/modvlab-fuzz.c build_cand)."""
+    ps, out, i = sorted(positions), [], 0
+    while i < len(ps):
+        j = i
+        while j + 1 < len(ps) and ps[j + 1] == ps[j] + 1:
+            j += 1
+        out.append(str(ps[i]) if i == j else f"{ps[i]}-{ps[j]}")
+        i = j + 1
+    return ",".join(out)
+
+
 def _chunks(items, n):
     k, r = divmod(len(items), n)
     out, at = [], 0

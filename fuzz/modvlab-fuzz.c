@@ -14,13 +14,20 @@
  * seed, so mutations compose and the same (seed, index) is the same bytes.
  *
  * Host:  modvlab-fuzz write SEED INDEX OUT.ko SEED.ko...
+ *        modvlab-fuzz cand SEED INDEX OUT.ko POSITIONS SEED.ko...
+ *        (no loading mode runs unless the program is pid 1, a guest's /init)
  * Guest: /init reads /fuzz.args, one of
  *	run SEED FIRST COUNT HEALTH_EVERY HEALTH.ko SEED.ko...
  *	files HEALTH_EVERY HEALTH.ko INPUT.ko...
+ *	cands SEED INDEX HEALTH_EVERY HEALTH.ko SEED.ko...
  *	wait
  * "wait" prints "# fuzz: waiting" and reads the arguments, one line, from
  * the console: the host snapshots the guest there once (fuzz/snapshot.py)
  * and restores it for every run instead of booting again.
+ * "cands" (after "wait": minimizing in a restored guest) then reads lines
+ * of byte positions ("a-b,c,..."), up to a line ".": candidate k is input
+ * INDEX's seed module with input INDEX's bytes at those positions (and its
+ * length), written to /in/k.ko and loaded as with "files".
  * and prints on the console, for the host (fuzz/run.py):
  *	F <n>                   input n is about to be loaded
  *	L <n> <name> <unload errno>   it loaded (and was unloaded)
@@ -204,6 +211,62 @@ static int drive(uint64_t seed, unsigned long first, unsigned long count, int he
 	return 0;
 }
 
+/*
+ * Candidate files for the minimizer (fuzz/minimize.py's build()): the seed
+ * input index derives from, cut or grown to the input's length, with the
+ * input's bytes at the positions each line of stdin lists.
+ */
+static void build_cand(const struct seed *s, const unsigned char *data, size_t len,
+		       char *spec, unsigned char *out)
+{
+	memcpy(out, s->b, len < s->len ? len : s->len);
+	if (len > s->len)
+		memcpy(out + s->len, data + s->len, len - s->len);
+	while (*spec >= '0' && *spec <= '9') {
+		unsigned long a = strtoul(spec, &spec, 10), b = a;
+
+		if (*spec == '-')
+			b = strtoul(spec + 1, &spec, 10);
+		for (; a <= b && a < len; a++)
+			out[a] = data[a];
+		if (*spec == ',')
+			spec++;
+	}
+}
+
+static int write_file(const char *path, const unsigned char *b, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f || fwrite(b, 1, len, f) != len || fclose(f)) {
+		printf("# fuzz: cannot write %s\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+static int cands(uint64_t seed, uint64_t index, int health_every, const char *health,
+		 struct seed *seeds, int nseeds, size_t maxlen)
+{
+	static char line[4096], path[64], *paths[256];
+	unsigned char *data = malloc(maxlen), *out = malloc(maxlen);
+	int which, n = 0;
+	size_t len;
+
+	if (!data || !out)
+		return 1;
+	len = generate(seed, index, seeds, nseeds, data, &which);
+	mkdir("/in", 0755);
+	while (n < 256 && fgets(line, sizeof(line), stdin) && strcmp(line, ".\n")) {
+		build_cand(&seeds[which], data, len, line, out);
+		snprintf(path, sizeof(path), "/in/%d.ko", n);
+		if (write_file(path, out, len))
+			return 1;
+		paths[n++] = strdup(path);
+	}
+	return drive(0, 0, n, health_every, health, NULL, 0, 0, paths);
+}
+
 /* As /init: the console, /proc and /dev/kmsg, the arguments from /fuzz.args. */
 static int guest_init(int *argc, char ***argv)
 {
@@ -245,8 +308,11 @@ static int guest_init(int *argc, char ***argv)
 static int usage(void)
 {
 	fprintf(stderr, "usage: modvlab-fuzz write SEED INDEX OUT.ko SEED.ko...\n"
+		"       modvlab-fuzz cand SEED INDEX OUT.ko POSITIONS SEED.ko...\n"
+		"as a guest's /init only (they load modules):\n"
 		"       modvlab-fuzz run SEED FIRST COUNT HEALTH_EVERY HEALTH.ko SEED.ko...\n"
-		"       modvlab-fuzz files HEALTH_EVERY HEALTH.ko INPUT.ko...\n");
+		"       modvlab-fuzz files HEALTH_EVERY HEALTH.ko INPUT.ko...\n"
+		"       modvlab-fuzz cands SEED INDEX HEALTH_EVERY HEALTH.ko SEED.ko... < LINES\n");
 	return 2;
 }
 
@@ -274,17 +340,34 @@ int main(int argc, char **argv)
 		}
 		printf("%d\n", which);	/* the seed it derives from */
 		return 0;
+	} else if (argc >= 7 && !strcmp(argv[1], "cand")) {
+		/* host: one candidate of cands, for the host's own check */
+		if (load_seeds(argv + 6, argc - 6, seeds, &maxlen))
+			return 1;
+		unsigned char *data = malloc(maxlen), *out = malloc(maxlen);
+		size_t len = generate(strtoull(argv[2], NULL, 0), strtoull(argv[3], NULL, 0),
+				      seeds, argc - 6, data, &which);
+
+		build_cand(&seeds[which], data, len, argv[5], out);
+		return write_file(argv[4], out, len) ? 1 : 0;
+	} else if (!as_init) {
+		/* the modes below load modules: only ever in a guest, as its /init */
+		return usage();
 	} else if (argc >= 8 && !strcmp(argv[1], "run")) {
 		if (!load_seeds(argv + 7, argc - 7, seeds, &maxlen))
 			rc = drive(strtoull(argv[2], NULL, 0), strtoul(argv[3], NULL, 0),
 				   strtoul(argv[4], NULL, 0), atoi(argv[5]), argv[6],
 				   seeds, argc - 7, maxlen, NULL);
+	} else if (argc >= 7 && !strcmp(argv[1], "cands")) {
+		if (!load_seeds(argv + 6, argc - 6, seeds, &maxlen))
+			rc = cands(strtoull(argv[2], NULL, 0), strtoull(argv[3], NULL, 0),
+				   atoi(argv[4]), argv[5], seeds, argc - 6, maxlen);
 	} else if (argc >= 4 && !strcmp(argv[1], "files")) {
 		rc = drive(0, 0, argc - 4, atoi(argv[2]), argv[3], NULL, 0, 0, argv + 4);
-	} else if (!as_init) {
-		return usage();
 	}
-	if (!as_init)
+	if (rc)
+		printf("# fuzz: exit %d\n", rc);
+	if (!as_init)		/* not reached; never reboot a host */
 		return rc;
 	sync();
 	reboot(RB_AUTOBOOT);	/* -no-reboot: QEMU exits */

@@ -112,14 +112,44 @@ class Arm:
         return boot(self.name, f"fuzz-{self.nboot}", self.kernel, self.init, args, files,
                     timeout, self.mem, self.out, self.stall)
 
-    def try_files(self, blobs):
-        """Boot once with these inputs in order; returns the Boot."""
+    def try_files(self, blobs, origin=None):
+        """One guest loads these inputs in order; returns the Boot.
+
+        origin (n, seed, data): each blob is minimize.build(seed, data, some
+        positions), data being input n. The saved guest is then restored and
+        makes them itself from the position lists (cands; a KASAN boot costs
+        ~8 s, a restore ~1 s); otherwise, or if that fails, a boot carries
+        the files."""
         self.nboot += 1
+        if self.snap and origin and os.path.exists(self.snap.state):
+            b = self.try_cands(blobs, *origin)
+            if b is not None:
+                return b
         files = {f"/in/{i}.ko": b for i, b in enumerate(blobs)}
         files["/h.ko"] = open(self.health, "rb").read()
         args = "files 0 /h.ko " + " ".join(f"/in/{i}.ko" for i in range(len(blobs)))
         return boot(self.name, f"min-{self.nboot}", self.kernel, self.init, args, files,
                     120 + 5 * len(blobs), self.mem, self.out, self.stall)
+
+
+    def try_cands(self, blobs, n, seed, data):
+        lines = [minimize.spec(minimize.changed(seed, b)) for b in blobs]
+        # a console line (N_TTY) holds 4095 bytes; the FIFO takes 64 KiB at once
+        if (any(len(l) > 4000 for l in lines) or sum(map(len, lines)) > 60000
+                or any(minimize.build(seed, data, minimize.changed(seed, b)) != b
+                       for b in blobs)):
+            return None
+        files = self.guest_seeds()
+        files["/h.ko"] = open(self.health, "rb").read()
+        args = (f"cands {self.seed} {n} 0 /h.ko "
+                + " ".join(f"/s{i}.ko" for i in range(len(self.seeds)))
+                + "\n" + "".join(l + "\n" for l in lines) + ".")
+        try:
+            return boot(self.name, f"min-{self.nboot}", self.kernel, self.init, args, files,
+                        120 + 5 * len(blobs), self.mem, self.out, self.stall, self.snap)
+        except (snapshot.SnapshotError, OSError) as e:
+            print(f"modvlab: fuzz: {self.name}: minimizing by boots ({e})", file=sys.stderr)
+            return None
 
 
 def fuzz_arm(arm, inputs, chunk, health_every, rate, max_boots, log):
@@ -154,10 +184,10 @@ def fuzz_arm(arm, inputs, chunk, health_every, rate, max_boots, log):
             "inputs_per_s_wall": round(done / wall, 1) if wall else 0.0}, crashes
 
 
-def oracle_for(arm, sig):
+def oracle_for(arm, sig, origin=None):
     """oracle(candidates) -> the first that crashes with signature sig (minimize)."""
     def oracle(blobs):
-        b = arm.try_files(blobs)
+        b = arm.try_files(blobs, origin)
         for n in sorted(crashes_of(b)):
             s = signature.signature(crashes_of(b)[n])
             if s and s[:2] == sig[:2]:
@@ -182,7 +212,8 @@ def finding(arm, n, sig, out, rounds_max, minimize_on):
         seed = f.read()
     positions, rounds, small = minimize.changed(seed, data), 0, data
     if minimize_on:
-        small, positions, rounds = minimize.minimize(seed, data, oracle_for(arm, sig), rounds_max)
+        small, positions, rounds = minimize.minimize(seed, data, oracle_for(arm, sig, (n, seed, data)),
+                                                     rounds_max)
     # a loader signature whose minimized input changes only module content
     # (code bytes, relocation addends) is the module's code misbehaving
     in_module = sig[2]
@@ -191,7 +222,7 @@ def finding(arm, n, sig, out, rounds_max, minimize_on):
         in_module = f"content: {what}" if what else None
     split = None
     if minimize_on and not in_module:
-        split = split_test(arm, seed, small, positions, sig)
+        split = split_test(arm, seed, small, positions, sig, (n, seed, data))
         if split:
             in_module = split["in_module"]
     name = f"fuzz-{slug(sig[1])}-{arm.name}-{n}"
@@ -213,7 +244,7 @@ def finding(arm, n, sig, out, rounds_max, minimize_on):
             **({"split": split} if split else {})}
 
 
-def split_test(arm, seed, small, positions, sig):
+def split_test(arm, seed, small, positions, sig, origin=None):
     """Module content, shown by one boot, for an input ddmin could not shrink.
 
     Some crashes happen at a site that moves with unrelated bytes (module
@@ -234,7 +265,8 @@ def split_test(arm, seed, small, positions, sig):
     rest = [p for p in positions if not kinds[p]]
     if not content or not rest:
         return None
-    b = arm.try_files([minimize.build(seed, small, rest), minimize.build(seed, small, content)])
+    b = arm.try_files([minimize.build(seed, small, rest), minimize.build(seed, small, content)],
+                      origin)
     crashes = crashes_of(b)
     if 0 in crashes or 0 in b.unhealthy or 1 not in crashes:
         return None

@@ -105,3 +105,48 @@ class TestFuzzSeries(unittest.TestCase):
                 break
             time.sleep(0.5)
         self.assertNotIn(out + "/", ps)
+
+
+PRISTINE = [a for a in ("base", "nomodv")
+            if os.path.isfile(os.path.join(B, "arms", a, "kernels", "G0", "bzImage"))]
+
+
+@unittest.skipUnless(PRISTINE, "no pristine arm is built")
+class TestMinimizeRestored(unittest.TestCase):
+    """Minimizing in restored guests (the driver makes each candidate from the
+    input's seed and index and a list of positions) gives what minimizing by
+    boots (the candidates as files) gives: on pristine 6.1, whose loader
+    crashes every few inputs, so there is something to minimize."""
+
+    def minimize(self, out, snapshot):
+        shutil.rmtree(out, ignore_errors=True)
+        r = subprocess.run([sys.executable, os.path.join(TOP, "fuzz", "run.py"),
+                            "--seed", str(SEED), "--inputs", "40", "--arms", PRISTINE[0],
+                            "--no-kasan", "--out", out, "--minimize-rounds", "3"],
+                           capture_output=True, text=True, timeout=1800,
+                           env=dict(os.environ, FUZZ_SNAPSHOT=snapshot))
+        self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+        with open(os.path.join(out, "fuzz.json")) as f:
+            sigs = json.load(f)["arms"][PRISTINE[0]]["signatures"]
+        found = {}
+        for s in sigs:
+            if s.get("minimize_boots"):
+                with open(os.path.join(B, s["input"]) if not os.path.isabs(s["input"])
+                          else s["input"], "rb") as f:
+                    found[(s["title"], s["function"], s["index"])] = f.read()
+        return found
+
+    def test_same_minimized_inputs(self):
+        arm = PRISTINE[0]
+        restored = self.minimize(os.path.join(B, "fuzz-test-min"), "1")
+        self.assertTrue(restored, "nothing was minimized: no loader crash in 40 inputs")
+        cmds = glob.glob(os.path.join(B, "fuzz-test-min", "boots", "arms", arm, "boot",
+                                      "min-*.cmd"))
+        self.assertTrue(cmds)
+        for c in cmds:
+            with open(c) as f:
+                self.assertIn("-incoming defer", f.read(), c)
+        booted = self.minimize(os.path.join(B, "fuzz-test-min-boots"), "0")
+        self.assertEqual(sorted(restored), sorted(booted))
+        for k in restored:
+            self.assertEqual(restored[k], booted[k], k)

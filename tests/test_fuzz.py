@@ -66,6 +66,31 @@ class TestMutator(unittest.TestCase):
         self.assertNotEqual(self.write(7, 3), self.write(8, 3))
         self.assertTrue(any(len(x) < len(good) for x in inputs), "no truncation in 40 inputs")
 
+    def test_a_candidate_made_by_the_driver_is_the_hosts(self):
+        """cand (the guest's cands, one file) == minimize.build of the same positions."""
+        import random
+        with open(self.seed, "rb") as f:
+            good = f.read()
+        rnd, tried = random.Random(3), 0
+        for i in range(60):
+            data = self.write(7, i)
+            pos = minimize.changed(good, data)
+            if len(pos) < 2:
+                continue
+            for c in (pos, rnd.sample(pos, len(pos) // 2), pos[:1]):
+                out = os.path.join(self.tmp.name, "cand.ko")
+                r = subprocess.run([self.bins["host"], "cand", "7", str(i), out,
+                                    minimize.spec(c), self.seed], capture_output=True, text=True)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                with open(out, "rb") as f:
+                    self.assertEqual(f.read(), minimize.build(good, data, c), (i, c))
+                tried += 1
+        self.assertGreater(tried, 30)
+
+    def test_spec(self):
+        self.assertEqual(minimize.spec([9, 1, 2, 3, 5]), "1-3,5,9")
+        self.assertEqual(minimize.spec([]), "")
+
     def test_rejects_a_seed_that_is_not_elf(self):
         bad = os.path.join(self.tmp.name, "bad.ko")
         with open(bad, "wb") as f:
@@ -349,7 +374,7 @@ class TestCause(unittest.TestCase):
             def __init__(self, lines):
                 self.lines, self.blobs = lines, None
 
-            def try_files(self, blobs):
+            def try_files(self, blobs, origin=None):
                 self.blobs = blobs
                 return fuzzrun.Boot(self.lines)
 

@@ -121,7 +121,7 @@ class TestMinimizeRestored(unittest.TestCase):
     def minimize(self, out, snapshot):
         shutil.rmtree(out, ignore_errors=True)
         r = subprocess.run([sys.executable, os.path.join(TOP, "fuzz", "run.py"),
-                            "--seed", str(SEED), "--inputs", "40", "--arms", PRISTINE[0],
+                            "--seed", str(SEED), "--inputs", "150", "--arms", PRISTINE[0],
                             "--no-kasan", "--out", out, "--minimize-rounds", "3"],
                            capture_output=True, text=True, timeout=1800,
                            env=dict(os.environ, FUZZ_SNAPSHOT=snapshot))
@@ -139,7 +139,7 @@ class TestMinimizeRestored(unittest.TestCase):
     def test_same_minimized_inputs(self):
         arm = PRISTINE[0]
         restored = self.minimize(os.path.join(B, "fuzz-test-min"), "1")
-        self.assertTrue(restored, "nothing was minimized: no loader crash in 40 inputs")
+        self.assertTrue(restored, "nothing was minimized: no loader crash in 150 inputs")
         cmds = glob.glob(os.path.join(B, "fuzz-test-min", "boots", "arms", arm, "boot",
                                       "min-*.cmd"))
         self.assertTrue(cmds)

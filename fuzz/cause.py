@@ -4,7 +4,9 @@ the loader parses, or only module content a compiler could have produced.
 
 A crash whose minimized input changes nothing but code bytes (an SHF_EXECINSTR
 section's contents), .data/.rodata bytes (which only the module's own code and
-constructors read), a symbol's value inside its section, relocation addends or a relocation's symbol for another
+constructors read), a symbol's value inside its section, relocation addends, a
+relocation made R_X86_64_NONE (nothing applied, as if the entry were not
+there), or a relocation's symbol for another
 symbol of the table (which only change where a pointer or call in the module's
 code or data goes), a symbol's section for another allocated section of the
 module holding its value (the module then defines that symbol itself) or a
@@ -21,6 +23,7 @@ from compare.elf import SHT, Elf, ElfError  # noqa: E402
 
 SHF_EXECINSTR = 4
 RELA = 24                       # sizeof(Elf64_Rela): r_offset, r_info, r_addend
+RELA_TYPE = range(8, 12)        # ELF64_R_TYPE(r_info)
 RELA_SYMBOL = range(12, 16)     # ELF64_R_SYM(r_info), little-endian
 RELA_ADDEND = range(16, 24)
 SYM = 24                        # sizeof(Elf64_Sym)
@@ -32,6 +35,7 @@ SHF_ALLOC = 2
 # __ksymtab, __param, __versions, .modinfo, struct module, __jump_table, ...)
 DATA = (".data", ".rodata", ".bss")
 NAMES = (("code", "code"), ("data", "data"), ("addend", "relocation addend"),
+         ("dropped", "relocation dropped (R_X86_64_NONE)"),
          ("symbol", "relocation symbol"), ("value", "symbol value"),
          ("section", "symbol section"), ("other", "symbol visibility"))
 
@@ -50,6 +54,12 @@ def where(seed, data, pos):
             return "code"
         if s["type"] == SHT["RELA"] and rel in RELA_ADDEND:
             return "addend"
+        if s["type"] == SHT["RELA"] and rel in RELA_TYPE:
+            # made R_X86_64_NONE (0): the loader applies nothing, the same as a
+            # file without that entry, whose code holds the addend's bytes as
+            # they are: code a compiler could emit (another type: structure)
+            entry = pos - rel
+            return "dropped" if int.from_bytes(data[entry + 8:entry + 12], "little") == 0 else None
         if s["type"] == SHT["RELA"] and rel in RELA_SYMBOL and s["link"] < len(e.shdrs):
             entry = pos - rel
             nsyms = e.shdrs[s["link"]]["size"] // SYM

@@ -187,13 +187,21 @@ def fuzz_arm(arm, inputs, chunk, health_every, rate, max_boots, log):
             "inputs_per_s_wall": round(done / wall, 1) if wall else 0.0}, crashes
 
 
+def crash_signature(lines):
+    """The signature of one crash's lines; a guest that died or hung with no
+    kernel report, or a failed health check, gets one of its own."""
+    return signature.signature(lines) or (
+        "no kernel bug report: the guest stopped" if not lines[:1] or
+        not lines[0].startswith("health") else "health check failed", "?", None)
+
+
 def oracle_for(arm, sig, origin=None):
     """oracle(candidates) -> the first that crashes with signature sig (minimize)."""
     def oracle(blobs):
         b = arm.try_files(blobs, origin)
         for n in sorted(crashes_of(b)):
-            s = signature.signature(crashes_of(b)[n])
-            if s and s[:2] == sig[:2]:
+            s = crash_signature(crashes_of(b)[n])
+            if s[:2] == sig[:2]:
                 return n
         return None
     return oracle
@@ -229,7 +237,7 @@ def finding(arm, n, sig, out, rounds_max, minimize_on):
         if split:
             in_module = split["in_module"]
     name = f"fuzz-{slug(sig[1])}-{arm.name}-{n}"
-    path = os.path.join(fdir, name + ".ko")
+    path = os.path.abspath(os.path.join(fdir, name + ".ko"))
     with open(path, "wb") as f:
         f.write(small)
     col = corpus.column(arm.name)
@@ -273,8 +281,8 @@ def split_test(arm, seed, small, positions, sig, origin=None):
     crashes = crashes_of(b)
     if 0 in crashes or 0 in b.unhealthy or 1 not in crashes:
         return None
-    s = signature.signature(crashes[1])
-    if not s or s[0] != sig[0]:
+    s = crash_signature(crashes[1])
+    if s[0] != sig[0]:
         return None
     what = cause.content_only(seed, minimize.build(seed, small, content), content)
     return {"in_module": f"content: {what} (alone it crashes in {s[1]}; "
@@ -335,9 +343,7 @@ def main(argv=None):
                                 args.rate, max_boots, log)
         sigs = {}
         for n in sorted(crashes):
-            s = signature.signature(crashes[n]) or (
-                "no kernel bug report: the guest stopped" if not crashes[n][:1] or
-                not crashes[n][0].startswith("health") else "health check failed", "?", None)
+            s = crash_signature(crashes[n])
             sigs.setdefault(signature.key(s), (s, []))[1].append(n)
         res["signatures"] = []
         for s, ns in sigs.values():

@@ -317,6 +317,12 @@ class TestCause(unittest.TestCase):
         self.assertEqual(cause.content_only(self.seed, data, [text, rela + 20]),
                          "code and relocation addend")
         self.assertIsNone(cause.content_only(self.seed, data, [rela + 8]))       # r_info type
+        none, other = bytearray(self.seed), bytearray(self.seed)
+        none[rela + 8:rela + 12] = bytes(4)                 # R_X86_64_NONE: nothing applied
+        other[rela + 8:rela + 12] = (2).to_bytes(4, "little")   # R_X86_64_PC32: structure
+        self.assertEqual(cause.content_only(self.seed, none, [rela + 8]),
+                         "relocation dropped (R_X86_64_NONE)")
+        self.assertIsNone(cause.content_only(self.seed, other, [rela + 8]))
         sym = self.at(".symtab", 0)
         self.assertEqual(cause.content_only(self.seed, data, [sym + 24 + 5]), "symbol visibility")
         # a symbol (value 0) defined in an allocated section, or in one the

@@ -86,8 +86,15 @@ class Arm:
                 if os.path.exists(p):
                     os.unlink(p)
 
-    def guest_seeds(self):
-        return {f"/s{i}.ko": open(p, "rb").read() for i, p in enumerate(self.seeds)}
+    def guest_files(self):
+        """The saved guest's files: the seed modules and the health check."""
+        files = {f"/s{i}.ko": open(p, "rb").read() for i, p in enumerate(self.seeds)}
+        files["/h.ko"] = open(self.health, "rb").read()
+        return files
+
+    def guest_paths(self):
+        """Those files as the driver's arguments: HEALTH.ko SEED.ko..."""
+        return "/h.ko " + " ".join(f"/s{i}.ko" for i in range(len(self.seeds)))
 
     def write(self, index, path):
         """Input index regenerated on the host; returns the seed module it derives from."""
@@ -97,10 +104,8 @@ class Arm:
 
     def run(self, first, count, health_every, rate):
         self.nboot += 1
-        files = self.guest_seeds()
-        files["/h.ko"] = open(self.health, "rb").read()
-        args = (f"run {self.seed} {first} {count} {health_every} /h.ko "
-                + " ".join(f"/s{i}.ko" for i in range(len(self.seeds))))
+        files = self.guest_files()
+        args = f"run {self.seed} {first} {count} {health_every} {self.guest_paths()}"
         timeout = 90 + count / rate * (4 if self.sanitizer else 1)
         if self.snap:
             try:
@@ -142,13 +147,11 @@ class Arm:
                 or any(minimize.build(seed, data, minimize.changed(seed, b)) != b
                        for b in blobs)):
             return None
-        files = self.guest_seeds()
-        files["/h.ko"] = open(self.health, "rb").read()
-        args = (f"cands {self.seed} {n} 0 /h.ko "
-                + " ".join(f"/s{i}.ko" for i in range(len(self.seeds)))
-                + "\n" + "".join(l + "\n" for l in lines) + ".")
+        args = (f"cands {self.seed} {n} 0 {self.guest_paths()}\n"
+                + "".join(l + "\n" for l in lines) + ".")
         try:
-            return boot(self.name, f"min-{self.nboot}", self.kernel, self.init, args, files,
+            return boot(self.name, f"min-{self.nboot}", self.kernel, self.init, args,
+                        self.guest_files(),
                         120 + 5 * len(blobs), self.mem, self.out, self.stall, self.snap)
         except (snapshot.SnapshotError, OSError) as e:
             print(f"modvlab: fuzz: {self.name}: minimizing by boots ({e})", file=sys.stderr)
@@ -187,20 +190,12 @@ def fuzz_arm(arm, inputs, chunk, health_every, rate, max_boots, log):
             "inputs_per_s_wall": round(done / wall, 1) if wall else 0.0}, crashes
 
 
-def crash_signature(lines):
-    """The signature of one crash's lines; a guest that died or hung with no
-    kernel report, or a failed health check, gets one of its own."""
-    return signature.signature(lines) or (
-        "no kernel bug report: the guest stopped" if not lines[:1] or
-        not lines[0].startswith("health") else "health check failed", "?", None)
-
-
 def oracle_for(arm, sig, origin=None):
     """oracle(candidates) -> the first that crashes with signature sig (minimize)."""
     def oracle(blobs):
         b = arm.try_files(blobs, origin)
         for n in sorted(crashes_of(b)):
-            s = crash_signature(crashes_of(b)[n])
+            s = signature.crash(crashes_of(b)[n])
             if s[:2] == sig[:2]:
                 return n
         return None
@@ -281,7 +276,7 @@ def split_test(arm, seed, small, positions, sig, origin=None):
     crashes = crashes_of(b)
     if 0 in crashes or 0 in b.unhealthy or 1 not in crashes:
         return None
-    s = crash_signature(crashes[1])
+    s = signature.crash(crashes[1])
     if s[0] != sig[0]:
         return None
     what = cause.content_only(seed, minimize.build(seed, small, content), content)
@@ -343,7 +338,7 @@ def main(argv=None):
                                 args.rate, max_boots, log)
         sigs = {}
         for n in sorted(crashes):
-            s = crash_signature(crashes[n])
+            s = signature.crash(crashes[n])
             sigs.setdefault(signature.key(s), (s, []))[1].append(n)
         res["signatures"] = []
         for s, ns in sigs.values():

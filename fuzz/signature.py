@@ -113,3 +113,12 @@ def content(func, in_module):
 
 def key(sig):
     return f"{sig[0]} | {sig[1]}"
+
+
+def crash(lines):
+    """The signature of one crash's lines (fuzz/guest.py crashes_of): a guest
+    that died or hung with no kernel report, or a failed health check, gets
+    one of its own."""
+    return signature(lines) or (
+        "no kernel bug report: the guest stopped" if not lines[:1] or
+        not lines[0].startswith("health") else "health check failed", "?", None)

@@ -78,7 +78,7 @@ def add_boots(p, arm, tsv=corpus.TSV):
         if row["input"] in files and files[row["input"]] is None:
             # an optional recipe (`name?:SEC`): this arm's module has no SEC
             print(f"plan.robust: {arm}: {row['input']}: not applicable, its module has "
-                  f"no {row['make'].split(':')[1]} section", file=sys.stderr)
+                  f"no {corpus.needed_section(row['make'])} section", file=sys.stderr)
             continue
         boot = "robust"
         if isolated(row, declared):

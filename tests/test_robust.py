@@ -160,21 +160,26 @@ class TestPlanRobust(unittest.TestCase):
         self.assertFalse(iso({"flags": "u"}, "refused:EPERM"))
         self.assertFalse(iso({"flags": "-"}, "refused:ENOEXEC"))
 
+    def plan_base(self, arms, *tsv):
+        """(Planner, stderr) of plan.robust for arm base, its arms under arms/."""
+        import plan
+        corpus = self.pr.corpus
+        old = corpus.ARMS
+        corpus.ARMS = plan.ARMS = arms
+        try:
+            p = plan.Planner("base")
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                self.pr.add_boots(p, "base", *tsv)
+        finally:
+            corpus.ARMS = plan.ARMS = old
+        return p, err.getvalue()
+
     def test_plan_without_good_module(self):
         """No module built: nothing stale is planned, every case is not_run."""
-        import plan
         with tempfile.TemporaryDirectory() as tmp:
-            corpus = self.pr.corpus
-            old = corpus.ARMS
-            corpus.ARMS = plan.ARMS = os.path.join(tmp, "arms")
-            try:
-                p = plan.Planner("base")
-                err = io.StringIO()
-                with contextlib.redirect_stderr(err):
-                    self.pr.add_boots(p, "base")
-                self.assertIn("the robustness cases are not run", err.getvalue())
-            finally:
-                corpus.ARMS = plan.ARMS = old
+            p, err = self.plan_base(os.path.join(tmp, "arms"))
+            self.assertIn("the robustness cases are not run", err)
             self.assertIn("robust", p.boots)
             self.assertEqual(sum(len(b["plan"]) for b in p.boots.values()), 0)
             names = {c["case"] for c in p.not_run}
@@ -184,7 +189,6 @@ class TestPlanRobust(unittest.TestCase):
 
     def test_plan_leaves_out_an_input_that_does_not_apply(self):
         """An optional recipe (name?:SEC) on a module without SEC: not planned, said why."""
-        import plan
         import subprocess
         with tempfile.TemporaryDirectory() as tmp:
             mods = os.path.join(tmp, "arms", "base", "mods", "main")
@@ -199,22 +203,12 @@ class TestPlanRobust(unittest.TestCase):
                 f.write("# input\tmake\tflags\tnomodv\tbase\tkeep\tremove\tnote\n"
                         "short\tshdr:.data:size=0\t-\tloaded\tloaded\tloaded\tloaded\tn\n"
                         "orc\tshdr?:.orc_unwind:size=0\t-\toops\toops\toops\toops\tn\n")
-            corpus = self.pr.corpus
-            old = corpus.ARMS
-            corpus.ARMS = plan.ARMS = os.path.join(tmp, "arms")
-            try:
-                p = plan.Planner("base")
-                err = io.StringIO()
-                with contextlib.redirect_stderr(err):
-                    self.pr.add_boots(p, "base", tsv)
-            finally:
-                corpus.ARMS = plan.ARMS = old
+            p, err = self.plan_base(os.path.join(tmp, "arms"), tsv)
             names = {c["case"] for c in p.not_run} | {
                 c["case"] for b in p.boots.values() for c in b["plan"]}
             self.assertIn("robust-short", names)
             self.assertNotIn("robust-orc", names)
-            self.assertIn("orc: not applicable, its module has no .orc_unwind section",
-                          err.getvalue())
+            self.assertIn("orc: not applicable, its module has no .orc_unwind section", err)
 
 
 if __name__ == "__main__":

@@ -417,17 +417,21 @@ RECIPES = {
 }
 
 
+def needed_section(recipe):
+    """The section an optional recipe ("name?:SEC...") needs, else None."""
+    name, _, arg = recipe.partition(":")
+    return arg.split(":", 1)[0] if name.endswith("?") else None
+
+
 def apply(recipe, data, ctx=None):
     """The bytes of one input: recipe ("name" or "name:arg") applied to data."""
     name, _, arg = recipe.partition(":")
-    optional = name.endswith("?")
-    name = name[:-1] if optional else name
+    name = name[:-1] if name.endswith("?") else name
     if name not in RECIPES:
         raise CorpusError(f"unknown recipe '{name}'")
-    if optional:
-        sec = arg.split(":", 1)[0]
-        if Elf(bytes(data)).index(sec) is None:
-            raise NotApplicable(f"the module has no {sec} section")
+    sec = needed_section(recipe)
+    if sec and Elf(bytes(data)).index(sec) is None:
+        raise NotApplicable(f"the module has no {sec} section")
     return RECIPES[name](bytes(data), arg, ctx or {})
 
 

@@ -6,8 +6,8 @@
 TOP    := $(CURDIR)
 B      ?= $(TOP)/build
 ACCEL  ?= tcg
-# the boot timeout and the arm list: compare/tables.py (workload/arms.tsv)
-TIMEOUT ?= $(shell cd $(TOP) && python3 -m compare.tables timeout boot)
+# the boot timeout and the arm list: core/tables.py (workload/arms.tsv)
+TIMEOUT ?= $(shell cd $(TOP) && python3 -m core.tables timeout boot)
 JOBS   ?= $(shell nproc)
 # kernel generations to build and boot (workload/gens/gens.tsv); empty = all
 GENS   ?=
@@ -38,15 +38,15 @@ TEST_HISTORY_SAMPLE ?= sha3_generic dummy minix crc7
 TEST_HISTORY_DKMS ?= vpoll-dkms
 export TOP B ACCEL TIMEOUT JOBS GENS PLANS ROBUST_INPUTS FUZZ_SEED FUZZ_INPUTS
 
-ALL_ARMS := $(shell cd $(TOP) && python3 -m compare.tables arms)
+ALL_ARMS := $(shell cd $(TOP) && python3 -m core.tables arms)
 # the arms whose string (release, ABI string) the distributor policies set
-STRING_ARMS := $(shell cd $(TOP) && python3 -m compare.tables arms string)
+STRING_ARMS := $(shell cd $(TOP) && python3 -m core.tables arms string)
 # the arm whose tree the dwarf detector's debug-info build uses; the
 # detectors make detect runs (comma-separated; empty: all of detect/)
 DWARF_ARM ?= nomodv
 DETECTORS ?=
 # The pristine arms always; a series arm once its series file exists.
-ARMS ?= $(shell cd $(TOP) && python3 -m compare.tables arms ready)
+ARMS ?= $(shell cd $(TOP) && python3 -m core.tables arms ready)
 
 .DEFAULT_GOAL := help
 .PHONY: help deps tree compare compare-run report test test-run unit bisect cross asm-audit bench robust \
@@ -110,7 +110,7 @@ build-%: tree
 	@$(if $(filter bench,$(PLANS)),sh workload/bench/build.sh $*,:)
 
 $(ALL_ARMS): %: build-%
-	@python3 lab/sizes.py $*
+	@python3 -m lab.sizes $*
 	@sh lab/run.sh $*
 
 # All arms are built before any boots, so cross-arm cases find their modules.
@@ -121,7 +121,7 @@ compare:
 	@sh lab/timed.sh compare $(MAKE) --no-print-directory compare-run
 
 compare-run: $(addprefix build-,$(ARMS))
-	@for a in $(ARMS); do python3 lab/sizes.py $$a || exit 1; done
+	@for a in $(ARMS); do python3 -m lab.sizes $$a || exit 1; done
 	@sh lab/provenance.sh $(ARMS)
 	@rc=0; for a in $(ARMS); do sh lab/run.sh $$a; r=$$?; [ $$r = 0 ] || [ $$r = 3 ] || rc=1; done; \
 	python3 -m compare report --build "$(B)" --arms "$(shell echo $(ARMS) | tr ' ' ,)" || rc=1; \
@@ -167,11 +167,11 @@ cross: $(if $(CROSS_SRC),,tree)
 # or only AUDIT_TREE=dir
 asm-audit: tree
 ifeq ($(AUDIT_TREE),)
-	@python3 lab/asm-exports-audit.py "$(B)/linux" || true
+	@python3 -m lab.asm_audit "$(B)/linux" || true
 	@sh lab/series-tree.sh keep "$(B)/audit/src"
-	@python3 lab/asm-exports-audit.py "$(B)/audit/src"
+	@python3 -m lab.asm_audit "$(B)/audit/src"
 else
-	@python3 lab/asm-exports-audit.py "$(AUDIT_TREE)"
+	@python3 -m lab.asm_audit "$(AUDIT_TREE)"
 endif
 
 unit:
@@ -212,7 +212,7 @@ robust: $(addprefix build-,$(ARMS))
 # good modules as seeds, thousands of inputs per boot; re-renders the report
 # when there is one (its Fuzzing section).
 fuzz: $(addprefix build-,$(ARMS))
-	@python3 fuzz/run.py --seed "$(FUZZ_SEED)" --inputs "$(FUZZ_INPUTS)" --arms "$(ARMS)"
+	@python3 -m fuzz.run --seed "$(FUZZ_SEED)" --inputs "$(FUZZ_INPUTS)" --arms "$(ARMS)"
 	@[ ! -f "$(B)/report/report.json" ] || $(MAKE) --no-print-directory report
 
 clean:

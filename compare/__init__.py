@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""modvlab compare: parse guest console logs, classify load attempts, write the report.
-
-Modules: ktap (console-log parser), classify (outcome and verdict policy),
-report (report.json, report.md and report.html), doc (the document model both
-renderings share). Run as `python3 -m compare --help`.
+"""modvlab compare: the report. load (saved runs -> records), model, doc (the
+document model both renderings share), report (report.json, report.md and
+report.html), sections/ (one module a report section). Run as
+`python3 -m compare --help`. The readers it shares with the rest of the lab
+are in core/.
 """

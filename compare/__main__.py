@@ -3,7 +3,9 @@
 import argparse
 import sys
 
-from . import classify, doc, ktap, report, robust
+from core import classify, ktap
+
+from . import doc, report, robust
 from .sections import robustness
 
 

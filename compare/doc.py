@@ -177,7 +177,7 @@ def _html_block(b):
         return ["<ul>"] + [f"<li>{html_inline(i)}</li>" for i in b.items] + ["</ul>"]
     if isinstance(b, Pre):
         return [f"<pre>{esc(b.text)}</pre>"]
-    if isinstance(b, Figure):   # our own SVG (compare/plot.py), not log text
+    if isinstance(b, Figure):   # our own SVG (core/plot.py), not log text
         return [f"<figure>{b.svg}<figcaption>{esc(b.caption)}</figcaption></figure>"]
     if isinstance(b, Table):
         al = lambda i: b.align[i:i + 1]

@@ -6,7 +6,7 @@ missing is null; an input that exists but cannot be used is an InputError.
 import json
 import pathlib
 
-from . import classify, ktap, tables
+from core import classify, ktap, tables
 
 
 ARM_ORDER = tables.arm_names()
@@ -259,7 +259,7 @@ def arm_cases(arm, adir, plan, arec):
 
 def read_gens(path):
     """The generations' declaration (workload/gens/gens.tsv), {} if it is not there;
-    InputError on a malformed line (compare/tables.py reads it for everyone)."""
+    InputError on a malformed line (core/tables.py reads it for everyone)."""
     if not pathlib.Path(path).is_file():
         return {}
     try:

@@ -6,7 +6,8 @@ writes it.
 """
 import pathlib
 
-from . import classify, tables
+from core import classify, tables
+
 from .load import InputError, arm_cases, arm_names, arm_record, load_json, read_gens
 
 

@@ -33,7 +33,7 @@ import json
 import os
 import time
 
-from . import classify
+from core import classify
 
 HEALTHY = "loaded"
 

@@ -4,8 +4,7 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from compare import tables  # noqa: E402
+from core import tables
 
 
 class DetectError(Exception):

@@ -3,7 +3,7 @@
 Not a tool a distributor has: the lab's own ground truth, shown as the upper
 bound the real detectors are measured against."""
 from detect.common import DetectError, cli
-from compare import tables
+from core import tables
 
 
 def detect(g0, gn, gen=None):

@@ -22,7 +22,7 @@ import sys
 
 from detect import DETECTORS, INPUTS, module_name
 from detect.common import DetectError
-from compare import tables
+from core import tables
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

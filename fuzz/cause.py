@@ -18,8 +18,7 @@ loader's to check."""
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from compare.elf import SHT, Elf, ElfError  # noqa: E402
+from core.elf import SHT, Elf, ElfError
 
 SHF_EXECINSTR = 4
 RELA = 24                       # sizeof(Elf64_Rela): r_offset, r_info, r_addend

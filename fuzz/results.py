@@ -6,10 +6,8 @@ import glob
 import json
 import os
 
-import cause
-import minimize
-import signature
-from guest import Boot, crashes_of, read_boot
+from . import cause, minimize, signature
+from .guest import Boot, crashes_of, read_boot
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 B = os.environ.get("B", os.path.join(TOP, "build"))

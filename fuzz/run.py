@@ -3,7 +3,7 @@
 """make fuzz: the module fuzzer on every arm, in QEMU guests.
 
 Per arm: the good modules build/arms/ARM/mods/main/*.ko are the seeds, the
-arm's G0 kernel boots with fuzz/modvlab-fuzz.c as /init, which generates and
+arm's G0 kernel boots with fuzz/driver/modvlab-fuzz.c as /init, which generates and
 loads inputs FIRST.. of the seed (thousands per boot, none in the initramfs).
 On an oops or a hang the console's last "F n" names the input: it is a crash,
 the next boot resumes after it. Each distinct crash signature (first splat
@@ -29,20 +29,15 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
-sys.path.insert(0, TOP)
-sys.path.insert(0, HERE)
-import cause  # noqa: E402
-import minimize  # noqa: E402
-import signature  # noqa: E402
-import snapshot  # noqa: E402
+from core import corpus
+
+from . import cause, minimize, signature, snapshot
 # one guest (guest.py) and the results file (results.py); the names the
 # tests and other tools use from here
-from guest import (Boot, boot, build_driver, crashes_of, initramfs,  # noqa: E402,F401
+from .guest import (Boot, boot, build_driver, crashes_of, initramfs,  # noqa: F401
                    stop_all, watch)
-from results import (count_crashes, cross_outcomes, outcomes, reclassify,  # noqa: E402,F401
+from .results import (count_crashes, cross_outcomes, outcomes, reclassify,  # noqa: F401
                      restores_of)
-sys.path.insert(0, os.path.join(TOP, "workload"))
-import corpus  # noqa: E402
 
 B = os.environ.get("B", os.path.join(TOP, "build"))
 HEALTH = os.environ.get("FUZZ_HEALTH_MODULE", "mod-provider.ko")

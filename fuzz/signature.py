@@ -2,13 +2,12 @@
 """Crash signatures of the fuzzer: the first splat line of a kernel bug report,
 normalized (no addresses, CPU/PID or offsets), plus the faulting function.
 
-The splat denylist is compare/classify.py's SPLATS (one list for the lab)."""
+The splat denylist is core/classify.py's SPLATS (one list for the lab)."""
 import os
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from compare import classify  # noqa: E402
+from core import classify
 
 # "RIP: 0010:load_module+0x1a2b/0x2c40" (the module in brackets if it is one)
 RIP = re.compile(r"\bRIP: [0-9a-f]{4}:([A-Za-z0-9_.]+)\+0x([0-9a-f]+)/0x[0-9a-f]+(?: \[(\S+)\])?")

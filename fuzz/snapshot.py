@@ -19,7 +19,7 @@ import os
 import socket
 import time
 
-from guest import spawn, stop
+from .guest import spawn, stop
 
 
 class SnapshotError(Exception):

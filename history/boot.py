@@ -4,7 +4,7 @@ copies of the sample modules (deps from the same upload), then once more with
 the refused ones forced (flags m, v; deps forced too), crash-resumed: a boot
 that dies keeps the case it was running (crashed) and the rest boot again.
 Reuses qemu/initramfs.sh, qemu/boot.sh (B=OUT/lab, one "arm" uN per kernel),
-the lab's guest loader and compare/ktap.py.
+the lab's guest loader and core/ktap.py.
 
     python3 -m history.boot OUT SAMPLE.tsv ABINUM...   -> OUT/boots.json
 """
@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import sys
 
-from compare import ktap, tables
+from core import ktap, tables
 from history.matrix import upload_facts, upload_paths
 
 TOP = pathlib.Path(__file__).resolve().parent.parent
@@ -25,7 +25,7 @@ MAX_RESUMES = 8
 
 def read_sample(path):
     """[(module, check argv string or None)] from the sample table; a bad
-    line is a ValueError naming FILE:LINE (compare.tables' reader)."""
+    line is a ValueError naming FILE:LINE (core.tables' reader)."""
     rows = tables.read_tsv(str(path), ["module", "check"], keep_line=True)
     for r in rows:
         if not r["module"]:

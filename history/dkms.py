@@ -15,7 +15,7 @@ import shutil
 import subprocess
 import sys
 
-from compare import tables
+from core import tables
 from history.boot import boot_all, dep_order
 from history.matrix import upload_facts, upload_paths
 from history.modfacts import FactsError, module_facts

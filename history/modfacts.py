@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """What the loader's modversions check reads, from files: a module's __versions
-and .modinfo (via the lab's one ELF reader, compare/elf.py) and a Module.symvers."""
+and .modinfo (via the lab's one ELF reader, core/elf.py) and a Module.symvers."""
 import struct
 
-from compare.elf import Elf, ElfError
+from core.elf import Elf, ElfError
 
 VERSION = struct.Struct("<Q56s")     # struct modversion_info: 8-byte CRC, 56-byte name
 

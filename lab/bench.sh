@@ -99,7 +99,7 @@ if has load; then
 		d=$BB/load/$a
 		rm -rf "$d"; mkdir -p "$d"
 		# the modules' sizes now: the next workload/build.sh empties mods/
-		py compare.bench sizes "$a" > "$d/sizes.json"
+		py lab.bench sizes "$a" > "$d/sizes.json"
 	done
 	r=1
 	while [ "$r" -le "$rounds" ]; do
@@ -178,7 +178,7 @@ if has build; then
 		fi
 		"$TOP/lab/cputime.py" "$s/nm-check.json" -- sh -c \
 			'while read -r o; do nm "$o" 2>/dev/null | grep -q __ksymtab || :; done < "$1"' sh "$s/nm-check.list"
-		py compare.bench run "$a" "$n" "$mode" "$(ident "$a")" \
+		py lab.bench run "$a" "$n" "$mode" "$(ident "$a")" \
 			"$s" "$waited" "$la0" "$la1" > "$out.tmp"
 		mv "$out.tmp" "$out"
 		rm -rf "$s"
@@ -187,7 +187,7 @@ if has build; then
 	}
 	if [ -n "$quick" ]; then
 		for a in $arms; do
-			if py compare.bench reusable "$a" "$(ident "$a")"; then
+			if py lab.bench reusable "$a" "$(ident "$a")"; then
 				echo "  BUILD  $a: reusing $(ls "$BB/runs/$a"/r*.json | wc -l) bench runs (same arm identity)"
 			else
 				rm -rf "$BB/runs/$a"
@@ -205,4 +205,4 @@ if has build; then
 fi
 
 # --- bench.json, bench.svg ----------------------------------------------------------
-py compare.bench report ${quick:+--quick} $arms
+py lab.bench report ${quick:+--quick} $arms

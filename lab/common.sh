@@ -18,8 +18,8 @@ JOBS=${JOBS:-$(nproc)}
 
 # py MODULE ARGS: one of the lab's Python modules (compare.*, plan)
 py() { (cd "$TOP" && python3 -m "$@"); }
-# table ARGS: the lab's data tables and limits (compare/tables.py's CLI)
-table() { py compare.tables "$@"; }
+# table ARGS: the lab's data tables and limits (core/tables.py's CLI)
+table() { py core.tables "$@"; }
 
 die() { printf 'modvlab: error: %s\n' "$*" >&2; exit 1; }
 

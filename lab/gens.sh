@@ -7,7 +7,7 @@
 # (workload/arms.tsv: abi = CONFIG_MODULE_ABI_VERSION, release = the kernel
 # release) is built once per string its policies give the generation
 # (workload/gens/policies.tsv; the list of kernels comes from
-# `python3 -m compare.tables kernels`). On a release arm the policy, not the
+# `python3 -m core.tables kernels`). On a release arm the policy, not the
 # patch, decides the release: a localversion file the patch adds is dropped
 # and CONFIG_LOCALVERSION is the policy's string (empty: G0's release, even
 # for G1's respin). Up-to-date kernels are skipped.

@@ -26,7 +26,7 @@ echo "$boots" | while read -r boot kernel timeout; do
 	[ -n "$boot" ] || continue
 	boot_one "$boot" "$kernel" "$timeout"
 	tries=0
-	while [ $tries -lt 8 ] && next=$(python3 "$TOP/qemu/resume.py" "$arm" "$boot") && [ -n "$next" ]; do
+	while [ $tries -lt 8 ] && next=$(py qemu.resume "$arm" "$boot") && [ -n "$next" ]; do
 		set -- $next
 		echo "modvlab: $arm $boot did not finish: the rest of its cases resume in $1" >&2
 		echo "$boot" >> "$ARMS_DIR/$arm/boot/failed"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Measure one arm's sizes into build/arms/ARM/sizes.json: vmlinux sections,
 bzImage, exports (and those with no CRC), __kcrctab bytes, workload .ko bytes
-and their __versions bytes. Uses binutils' size and compare/elf.py.
+and their __versions bytes. Uses binutils' size and core/elf.py.
 
 usage: sizes.py ARM
 """
@@ -16,8 +16,7 @@ import sys
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 B = os.environ.get("B", os.path.join(TOP, "build"))
 
-sys.path.insert(0, TOP)
-from compare.elf import section_sizes as sections  # noqa: E402  (the one ELF reader)
+from core.elf import section_sizes as sections  # the one ELF reader
 
 WORKLOAD_SETS = ("main", "apart", "v2", "noproto", "probe")
 

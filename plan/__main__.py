@@ -12,7 +12,7 @@ import os
 import sys
 
 import plan as P
-from compare import tables
+from core import tables
 from plan import release
 
 

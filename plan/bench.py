@@ -23,9 +23,8 @@ import os
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, TOP)
-import plan as P  # noqa: E402
-from compare import tables  # noqa: E402
+import plan as P
+from core import tables
 
 NS = [16, 256, 1024, 4096]
 # Enough for a stable median under TCG; base's quadratic lookup makes one

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Plan the release and the generations of one arm, from the data in
 workload/ (cases.tsv, cross-arm.tsv, probe-cases.tsv, gens/gens.tsv,
-gens/policies.tsv; read by compare/tables.py).
+gens/policies.tsv; read by core/tables.py).
 
 Boots: "G0" runs workload/cases.tsv (kind release, or cross for a module
 built against another arm) and the probe users (kind release) on the release;
@@ -16,7 +16,7 @@ import os
 import subprocess
 
 import plan as P
-from compare import tables
+from core import tables
 
 RELEASE = tables.RELEASE
 

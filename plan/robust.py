@@ -13,7 +13,7 @@ Boots:
 
 env ROBUST_INPUTS="a b": only these inputs (make test runs a reduced corpus).
 
-The corpus is (re)made first from the arm's good module (workload/corpus.py),
+The corpus is (re)made first from the arm's good module (core/corpus.py),
 so it always derives from the module the arm last built. An arm called
 ARM-VARIANT (the sanitizer builds of lab/robust.sh, e.g. base-kasan) is held
 to ARM's column; an input declared `-` for the arm is neither made nor run.
@@ -26,8 +26,7 @@ import shutil
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(TOP, "workload"))
-import corpus  # noqa: E402
+from core import corpus
 
 HEALTH = "main/mod-asm-user"
 column = corpus.column

@@ -16,8 +16,7 @@ import re
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, TOP)
-from compare import ktap  # noqa: E402
+from core import ktap
 
 B = os.environ.get("B", os.path.join(TOP, "build"))
 

@@ -20,7 +20,7 @@ ARM = os.path.join(FB, "arms", "faults")
 
 import sys  # noqa: E402
 sys.path.insert(0, TOP)
-from compare import ktap  # noqa: E402
+from core import ktap  # noqa: E402
 
 
 def sh(*args, env=None, check=True):

@@ -75,8 +75,8 @@ class TestSeries(unittest.TestCase):
     def test_cover_numbers_are_the_labs(self):
         for arm in SERIES:
             with self.subTest(arm=arm):
-                r = subprocess.run([sys.executable, os.path.join(TOP, "lab", "cover-results.py"),
-                                    arm, "--check"], capture_output=True, text=True)
+                r = subprocess.run([sys.executable, "-m", "lab.cover_results", arm, "--check"],
+                                   cwd=TOP, capture_output=True, text=True)
                 self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
     def test_arm_is_the_series(self):

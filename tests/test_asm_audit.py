@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""lab/asm-exports-audit.py finds a .S export genksyms has no prototype for."""
+"""lab/asm_audit.py finds a .S export genksyms has no prototype for."""
 import importlib.util
 import io
 import os
@@ -8,9 +8,8 @@ import unittest
 from contextlib import redirect_stdout, redirect_stderr
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-spec = importlib.util.spec_from_file_location("audit", os.path.join(TOP, "lab", "asm-exports-audit.py"))
-audit = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(audit)
+from lab import asm_audit as audit
+
 audit.REVIEWED = set()   # the scratch trees, not lab/asm-audit-reviewed.tsv
 
 

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Tests of compare.classify: outcomes of every fixture case, the verdict table, taint letters, splats."""
+"""Tests of core.classify: outcomes of every fixture case, the verdict table, taint letters, splats."""
 import pathlib
 import unittest
 
-from compare import classify, ktap
+from core import classify, ktap
 
 # one folder a console log: tests/cases/<name>/log (and its expected parse)
 CASES = pathlib.Path(__file__).parent / "cases"

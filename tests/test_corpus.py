@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Tests of workload/corpus.py on a small module-shaped object built here with gcc -c.
+"""Tests of core/corpus.py on a small module-shaped object built here with gcc -c.
 
 The object has what the recipes edit: .modinfo (ending in vermagic, as
 modpost writes it), __versions (64-byte entries), .gnu.linkonce.this_module,
@@ -19,8 +19,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(TOP, "workload"))
-import corpus  # noqa: E402
+from core import corpus
 
 VERMAGIC = "6.1.192 SMP preempt mod_unload modversions "
 SOURCE = r"""

@@ -16,14 +16,9 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(TOP, "fuzz"))
-sys.path.insert(0, os.path.join(TOP, "workload"))
-sys.path.insert(0, TOP)
-import corpus  # noqa: E402
-import minimize  # noqa: E402
-import run as fuzzrun  # noqa: E402
-import signature  # noqa: E402
-import snapshot  # noqa: E402
+from core import corpus
+from fuzz import minimize, signature, snapshot
+from fuzz import run as fuzzrun
 
 SEED_C = "int counter;\nint get(void) { return counter + 1; }\nconst char *s = \"modvlab\";\n"
 
@@ -208,7 +203,7 @@ class TestWatch(unittest.TestCase):
     def run_guest(self, text, stall, chatty=True):
         """(seconds, console) of a fake guest: prints text, then a dot every
         0.2 s (chatty: it never goes quiet) or nothing."""
-        import guest
+        from fuzz import guest
         with tempfile.TemporaryDirectory() as tmp:
             log = os.path.join(tmp, "g.log")
             # 20 s at most: without the rule under test, a failure, not a hang
@@ -297,7 +292,7 @@ class TestCause(unittest.TestCase):
                        check=True)
         with open(obj, "rb") as f:
             cls.seed = f.read()
-        from compare.elf import Elf
+        from core.elf import Elf
         cls.elf = Elf(cls.seed)
 
     @classmethod
@@ -308,7 +303,7 @@ class TestCause(unittest.TestCase):
         return self.elf.shdrs[self.elf.section(name)]["offset"] + delta
 
     def test_kinds(self):
-        import cause
+        from fuzz import cause
         text, rela = self.at(".text", 0), self.at(".rela.text", 0)
         data = bytearray(self.seed)
         self.assertEqual(cause.content_only(self.seed, data, [text]), "code")
@@ -327,7 +322,7 @@ class TestCause(unittest.TestCase):
         self.assertEqual(cause.content_only(self.seed, data, [sym + 24 + 5]), "symbol visibility")
         # a symbol (value 0) defined in an allocated section, or in one the
         # loader does not allocate, or made absolute
-        from compare.elf import SYM as SYMS
+        from core.elf import SYM as SYMS
         tab = self.elf.content(self.elf.section(".symtab"))
         und = next(k for k in range(1, len(tab) // 24) if SYMS.unpack_from(tab, k * 24)[4] == 0)
         for target, want in ((self.elf.section(".text"), "symbol section"),
@@ -338,7 +333,7 @@ class TestCause(unittest.TestCase):
                              f"st_shndx {target:#x}")
         self.assertEqual(cause.content_only(self.seed, data, [self.at(".data", 0)]), "data")
         # a defined symbol moved inside its section, or far past it
-        from compare.elf import SYM
+        from core.elf import SYM
         tab = self.elf.content(self.elf.section(".symtab"))
         for k in range(1, len(tab) // 24):
             shndx = SYM.unpack_from(tab, k * 24)[3]

@@ -7,7 +7,8 @@ import struct
 import tempfile
 import unittest
 
-from compare import doc, plot
+from compare import doc
+from core import plot
 from compare.sections import history as section
 from history import boot, dkms, matrix, summary
 from history.modfacts import FactsError, module_facts, read_symvers

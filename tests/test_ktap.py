@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Tests of compare.ktap, the console-log parser, on the fixture logs in tests/cases/<name>/log.
+"""Tests of core.ktap, the console-log parser, on the fixture logs in tests/cases/<name>/log.
 
 Fixtures: clean.log (the loader's output alone), noisy.log (the same with
 printk lines around every line, CRLF endings), panic.log (Oops + panic in case
@@ -10,7 +10,7 @@ outcome the classifier knows).
 import pathlib
 import unittest
 
-from compare import ktap
+from core import ktap
 
 # one folder a console log: tests/cases/<name>/log (and its expected parse)
 CASES = pathlib.Path(__file__).parent / "cases"

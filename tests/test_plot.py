@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-"""compare/plot.py: the load-vs-imports SVG is well-formed and has one line per arm."""
+"""core/plot.py: the load-vs-imports SVG is well-formed and has one line per arm."""
 import unittest
 import xml.etree.ElementTree as ET
 
-from compare import plot
+from core import plot
 
 SVG = "{http://www.w3.org/2000/svg}"
 LOAD = {"base": {"16": 11.8e6, "256": 15.9e6, "1024": 63.9e6, "4096": 587.8e6},

@@ -61,7 +61,7 @@ class TestRecipes(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
         top = cls.top = pathlib.Path(cls.tmp.name) / "lab"
-        for d in ("compare", "plan", "lab", "workload", "qemu"):
+        for d in ("core", "compare", "plan", "lab", "workload", "qemu"):
             shutil.copytree(TOP / d, top / d, ignore=shutil.ignore_patterns("__pycache__"))
         bin_ = pathlib.Path(cls.tmp.name) / "bin"
         bin_.mkdir()
@@ -158,18 +158,18 @@ class TestRecipes(unittest.TestCase):
         self.assertEqual({c["expected"] for c in reb}, {"compatible"})
 
     def test_full_cost_generation_only_when_named(self):
-        default = self.run_in(sys.executable, "-m", "compare.tables", "gens").stdout.split()
+        default = self.run_in(sys.executable, "-m", "core.tables", "gens").stdout.split()
         self.assertNotIn("G98", default)
         self.assertIn("G99", default)
-        every = self.run_in(sys.executable, "-m", "compare.tables", "gens", "all").stdout.split()
+        every = self.run_in(sys.executable, "-m", "core.tables", "gens", "all").stdout.split()
         self.assertIn("G98", every)
-        named = self.run_in(sys.executable, "-m", "compare.tables", "kernels", "lab", "G98")
+        named = self.run_in(sys.executable, "-m", "core.tables", "kernels", "lab", "G98")
         self.assertEqual(named.stdout.split("\n")[:2], ["G98\tG98-layout.patch\tG98\t-",
                                                         "G98\tG98-layout.patch\tG98-every-upload"
                                                         "\tlab.G98"])
 
     def test_tables_cli_sees_the_generation(self):
-        r = self.run_in(sys.executable, "-m", "compare.tables", "kernels", "lab", "G99")
+        r = self.run_in(sys.executable, "-m", "core.tables", "kernels", "lab", "G99")
         self.assertEqual(r.stdout.split("\n")[:2], ["G99\tG99-new.patch\tG99\t-",
                                                    "G99\tG99-new.patch\tG99-every-upload\tlab.G99"])
 

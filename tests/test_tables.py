@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""compare/tables.py: the one reader of each data table, its CLI, the
+"""core/tables.py: the one reader of each data table, its CLI, the
 policies' rule and the generation kernels they share; the report's refusal of
 a plan without kinds."""
 import json
@@ -9,7 +9,8 @@ import sys
 import tempfile
 import unittest
 
-from compare import classify, load, model, report, tables
+from compare import load, model, report
+from core import classify, tables
 
 TOP = pathlib.Path(__file__).resolve().parent.parent
 GEN = {"gen": "G2", "changes": ["modvlab_probe_c"], "removes": [], "breaks": []}
@@ -136,7 +137,7 @@ class TestTables(unittest.TestCase):
             tables.detectors_json = old
 
     def test_cli(self):
-        run = lambda *a: subprocess.run([sys.executable, "-m", "compare.tables", *a], cwd=TOP,
+        run = lambda *a: subprocess.run([sys.executable, "-m", "core.tables", *a], cwd=TOP,
                                         capture_output=True, text=True)
         self.assertEqual(run("arms").stdout.split()[:2], ["nomodv", "base"])
         self.assertEqual(run("timeout", "boot").stdout.strip(), str(tables.TIMEOUTS["boot"]))

@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Costs: the lab's build CPU and boots, make bench's numbers, its targets and the lab's own wall times."""
-from .. import doc, plot
+from core import plot
+
+from .. import doc
 from .cells import NONE, num
 
 

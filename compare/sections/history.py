@@ -3,7 +3,9 @@
 DKMS modules, and what each versioning policy does with them (make history)."""
 import json
 
-from .. import doc, plot
+from core import plot
+
+from .. import doc
 from .cells import NONE, num
 
 KEY = "history"

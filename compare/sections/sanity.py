@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """The probe users rebuilt for each generation (kind rebuilt): how many did as declared."""
-from .. import classify, doc
+from core import classify
+
+from .. import doc
 from ..model import label, section_of
 from .cells import C, MARKS, NONE, column_labels, flow, plural
 

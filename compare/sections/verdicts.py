@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """The verdicts per arm and policy, and the cases each got wrong."""
-from .. import classify, doc, tables
+from core import classify, tables
+
+from .. import doc
 from ..model import label
 from .cells import case_names
 

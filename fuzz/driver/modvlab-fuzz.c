@@ -60,7 +60,7 @@
 
 /* --- the guest driver ----------------------------------------------------- */
 
-static const char *const splats[] = {	/* compare/classify.py SPLATS */
+static const char *const splats[] = {	/* core/classify.py SPLATS */
 	"Oops", "BUG:", "kernel BUG at", "WARNING:", "KASAN", "Kernel panic",
 	"general protection fault", "UBSAN:",
 };

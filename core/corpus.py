@@ -58,8 +58,8 @@ modversions (nomodv, remove) gets one first, as modpost writes it: one
 Module.symvers (0 where it has none). Such a kernel ignores it; the input then
 shows that the loader does, and that the generic ELF checks still run.
 
-usage: corpus.py ARM [--tsv FILE] [--good SET/MODULE] [--out DIR] [--only NAME...]
-       corpus.py --apply RECIPE IN.ko OUT.ko [--symvers FILE]
+usage: python3 -m core.corpus ARM [--tsv FILE] [--good SET/MODULE] [--out DIR] [--only NAME...]
+       python3 -m core.corpus --apply RECIPE IN.ko OUT.ko [--symvers FILE]
 """
 import argparse
 import codecs
@@ -71,8 +71,7 @@ import sys
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 B = os.environ.get("B", os.path.join(TOP, "build"))
 ARMS = os.path.join(B, "arms")
-sys.path.insert(0, TOP)
-from compare import elf, tables  # noqa: E402
+from . import elf, tables
 
 TSV = tables.ROBUST_TSV
 GOOD = "main/mod-asm-user"
@@ -438,7 +437,7 @@ def apply(recipe, data, ctx=None):
 # --- the corpus of an arm ---------------------------------------------------
 
 def read_tsv(path=TSV):
-    """The rows of robust.tsv as dicts (compare/tables.py reads it), with "line"."""
+    """The rows of robust.tsv as dicts (core/tables.py reads it), with "line"."""
     try:
         return tables.robust(path, ARM_COLUMNS)
     except tables.TableError as e:

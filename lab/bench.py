@@ -2,11 +2,11 @@
 """The data side of lab/bench.sh: records of single measurements, and
 build/report/bench.json (+ bench.svg) from all of them.
 
-    python3 -m compare.bench sizes ARM            bench .ko sizes of ARM, JSON on stdout
-    python3 -m compare.bench run ARM N MODE IDENT SCRATCH WAITED LA0 LA1
+    python3 -m lab.bench sizes ARM            bench .ko sizes of ARM, JSON on stdout
+    python3 -m lab.bench run ARM N MODE IDENT SCRATCH WAITED LA0 LA1
                                     one build run's record, JSON on stdout
-    python3 -m compare.bench reusable ARM IDENT   exit 0 if ARM has bench runs of IDENT
-    python3 -m compare.bench report [--quick] ARM...
+    python3 -m lab.bench reusable ARM IDENT   exit 0 if ARM has bench runs of IDENT
+    python3 -m lab.bench report [--quick] ARM...
                                     write build/report/bench.json and bench.svg;
                                     exit 1 (saying what) unless every arm has
                                     every number, all positive
@@ -25,8 +25,8 @@ import statistics
 import subprocess
 import sys
 
-from . import ktap, plot, tables
-from .elf import section_sizes as sections
+from core import ktap, plot, tables
+from core.elf import section_sizes as sections
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 B = os.environ.get("B", os.path.join(TOP, "build"))

@@ -7,17 +7,17 @@ workload/cross-arm.tsv, workload/robust.tsv, and the boot timeouts.
 A malformed line is one TableError naming FILE:LINE; the CLI prints it on
 stderr and exits 1.
 
-    python3 -m compare.tables arms [ready]         the arms, report order (ready:
+    python3 -m core.tables arms [ready]         the arms, report order (ready:
                                                    those whose series file exists)
-    python3 -m compare.tables gens [G...]          the generations (checks G...)
-    python3 -m compare.tables arms string          the arms whose string a policy sets
-    python3 -m compare.tables string ARM           abi | release | - (arms.tsv)
-    python3 -m compare.tables kernels ABI [G...]   one line per generation kernel
+    python3 -m core.tables gens [G...]          the generations (checks G...)
+    python3 -m core.tables arms string          the arms whose string a policy sets
+    python3 -m core.tables string ARM           abi | release | - (arms.tsv)
+    python3 -m core.tables kernels ABI [G...]   one line per generation kernel
                                                    to build: GEN PATCH KID STRING
                                                    (STRING "-": the arm's own);
                        kernels --release [G...]    the same for a release string
                                                    (STRING: the CONFIG_LOCALVERSION)
-    python3 -m compare.tables timeout boot|long    seconds
+    python3 -m core.tables timeout boot|long    seconds
 """
 import json
 import os

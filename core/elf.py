@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The lab's one ELF reader (and, for the robustness corpus, writer): ELF64
 little-endian files as Python sees them, no binutils needed. Used by
-workload/corpus.py (which edits modules), lab/sizes.py and compare/bench.py
+core/corpus.py (which edits modules), lab/sizes.py and lab/bench.py
 (which measure sections).
 """
 import struct

@@ -4,9 +4,9 @@
 own report (build/report/report.json), so the cover never quotes a number
 the lab did not measure.
 
-usage: cover-results.py ARM            print the block
-       cover-results.py ARM --write    put it into series-ARM/0000-cover-letter.patch
-       cover-results.py ARM --check    fail if a line the report can render differs
+usage: python3 -m lab.cover_results ARM            print the block
+       python3 -m lab.cover_results ARM --write    put it into series-ARM/0000-cover-letter.patch
+       python3 -m lab.cover_results ARM --check    fail if a line the report can render differs
 The block sits between the two marker lines below; --check ignores lines
 for generations the report does not have (make test runs fewer of them), a
 robustness line for another corpus size, and make bench's timings (which
@@ -19,7 +19,7 @@ import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 B = os.environ.get("B", os.path.join(TOP, "build"))
-BEGIN = "--- modvlab results (lab/cover-results.py, from build/report/report.json) ---"
+BEGIN = "--- modvlab results (lab/cover_results.py, from build/report/report.json) ---"
 END = "--- end of modvlab results ---"
 
 
@@ -225,7 +225,7 @@ def main(argv):
                and (k in have or not gen_dependent(k))]
         if bad:
             print("cover letter results differ from the lab's report "
-                  f"(run lab/cover-results.py {arm} --write):\n" + "\n".join(bad))
+                  f"(run python3 -m lab.cover_results {arm} --write):\n" + "\n".join(bad))
             return 1
         return 0
     sys.exit(__doc__)

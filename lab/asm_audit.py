@@ -21,7 +21,7 @@ This is a static approximation of what kbuild does, per architecture variant
     identifier outside comments, strings (inline asm) and directives.
 The cross builds (make cross) are the proof; this says where to look.
 
-usage: asm-exports-audit.py [--list] TREE [ARCH...]   (exit 1 if any hole)
+usage: python3 -m lab.asm_audit [--list] TREE [ARCH...]   (exit 1 if any hole)
 """
 import itertools
 import os
@@ -484,7 +484,7 @@ def main(argv):
     full = "--list" in argv
     argv = [a for a in argv if a != "--list"]
     if not argv or not os.path.isfile(os.path.join(argv[0], "Makefile")):
-        die("usage: asm-exports-audit.py [--list] TREE [ARCH...] (TREE: a kernel source tree)")
+        die("usage: python3 -m lab.asm_audit [--list] TREE [ARCH...] (TREE: a kernel source tree)")
     tree = argv[0]
     arches = argv[1:] or sorted(a for a in os.listdir(os.path.join(tree, "arch"))
                                 if os.path.isfile(os.path.join(tree, "arch", a, "Kconfig")))

@@ -16,13 +16,15 @@ whether it was needless or missed by the same declaration."""
 import argparse
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
 
 from detect import DETECTORS, INPUTS, module_name
-from detect.common import DetectError
 from core import tables
+from detect.common import DetectError
+from detect.dwarf import ENTRY, parse_report
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -70,6 +72,54 @@ def build_cost(dwarf_dir, ref):
             out["gens"][k] = {"cpu_s": b["cpu_s"] if b else None,
                               "vmlinux_mb": round(os.path.getsize(vm) / 2**20, 1) if os.path.isfile(vm) else None}
     return out
+
+
+# the detector that reads gens.tsv's declaration: the oracle, not evidence
+ORACLE = "declared"
+# the report lines of a saved abidiff run worth quoting: its summary lines
+SUMMARY = re.compile(r"^(Functions|Variables) changes summary")
+
+
+def _evidence(save, det, gen, names):
+    """The abidiff command, its summary and every entry naming one of names
+    (with its detail lines), from the saved report; None if not saved."""
+    path = os.path.join(save, f"{det}-{gen}.txt")
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    keep, inside = [], False
+    for ln in lines:
+        if ENTRY.match(ln):
+            inside = any(n in ln for n in names)
+        elif ln and not ln.startswith(" "):
+            inside = False
+        if inside or ln.startswith(("$ ", "# exit")) or SUMMARY.match(ln):
+            keep.append(ln)
+    return {"lines": keep[:60], "entries": sorted(parse_report("\n".join(lines)))}
+
+
+def crc_misses(result, save):
+    """The G4 question: per generation, the declared changes the crc detector
+    missed, the detectors that caught them, and the abidiff evidence (the
+    report's ABI detectors section shows it as it is)."""
+    # what the CRCs miss: declared changes the crc detector did not flag
+    crc = result["detectors"].get("crc", {})
+    missed = {g: r["false_negative"] for g, r in crc.items() if r["false_negative"]}
+    gate = {}
+    for g, names in missed.items():
+        caught = {d: sorted(set(r[g]["flagged"]) & set(names))
+                  for d, r in result["detectors"].items()
+                  if d != ORACLE and g in r and r[g]["flagged"]}
+        caught = {d: n for d, n in caught.items() if n}
+        gate[g] = {"crc_missed": names, "caught_by": caught,
+                   "evidence": {d: _evidence(save, d, g, names)
+                                for d in caught if d.startswith("dwarf")}}
+        for d in ("dwarf", "dwarf-kmi"):
+            if d in result["detectors"] and d not in caught:
+                gate[g]["evidence"][d] = _evidence(save, d, g, names)
+    return gate
 
 
 def main(argv=None):
@@ -122,6 +172,7 @@ def main(argv=None):
                   f"{' (bump)' if res['bump'] else ''} {cpu:.1f}s", flush=True)
         result["detectors"][det] = per
     os.environ.pop("MODVLAB_DETECT_SAVE", None)
+    result["crc_misses"] = crc_misses(result, save)
     if "dwarf" in INPUTS.values():
         result["extra_build"] = build_cost(
             dirs["dwarf"], a.ref or os.path.join(a.build, "arms", "nomodv", "build-clean.json"))

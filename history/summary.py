@@ -9,6 +9,8 @@ import json
 import pathlib
 import sys
 
+from core import plot
+
 # the policies compared (no oracle: each is a rule for the distributor's string)
 POLICIES = {
     "per-upload": "ABI string bumped on every upload (Debian since 2025, Ubuntu; "
@@ -62,6 +64,24 @@ def refused_by(policy, case, bumped):
     if policy == "never-bump":
         return False
     return case["observed"]["outcome"] != "loaded"
+
+
+def first_upload_shares(data):
+    """{policy: [share of the first upload's modules loadable after each later upload]}."""
+    first = data["uploads"][0]["abiname"]
+    ups = [u for u in data["updates"] if u["from"] == first]
+    series = {}
+    for u in ups:
+        for pol, s in u["survive"].items():
+            series.setdefault(pol, []).append(s["modules"] / s["of"] if s["of"] else None)
+    return [u["to"] for u in ups], series
+
+
+def svg(data):
+    labels, series = first_upload_shares(data)
+    return plot.svg_share_lines(series, labels,
+                                f"{data['uploads'][0]['abiname']}'s modules after each later upload",
+                                "modules still loadable")
 
 
 def main(argv):
@@ -121,7 +141,6 @@ def main(argv):
     res = {"uploads": uploads, "policies": POLICIES, "updates": updates,
            "sample": sample, "dkms": dkms}
     (out / "history.json").write_text(json.dumps(res, indent=1))
-    from compare.sections.history import svg    # the report's own plot of it
     try:
         (out / "history.svg").write_text(svg(res))
     except (ValueError, KeyError, IndexError):

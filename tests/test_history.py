@@ -194,7 +194,7 @@ class Section(unittest.TestCase):
         json.dumps(self.data)
 
     def test_plot(self):
-        svg = section.svg(self.data)
+        svg = summary.svg(self.data)
         self.assertEqual(svg.count('class="policy"'), 4)
         with self.assertRaises(ValueError):
             plot.svg_share_lines({}, [], "t", "y")

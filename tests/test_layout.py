@@ -1,12 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The Python side's layout: no import cycle among the lab's modules, and every
-report section has the interface compare/sections/__init__.py describes."""
+"""The Python side's layout: every room is a package run with python3 -m; no
+import cycle among the lab's modules; a package imports only its own modules
+and those of a lower floor (core is the ground, compare the report on top);
+no sys.path edit outside tests; every report section has the interface
+compare/sections/__init__.py describes."""
 import ast
 import pathlib
 import unittest
 
 TOP = pathlib.Path(__file__).resolve().parent.parent
-PACKAGES = ("compare", "plan")
+# package -> floor: a module may import its own package and lower floors only
+FLOORS = {"core": 1,
+          "plan": 2, "detect": 2, "history": 2, "fuzz": 2, "lab": 2, "qemu": 2,
+          "compare": 3}
+PACKAGES = tuple(FLOORS)
 
 
 def module_name(path):
@@ -73,6 +80,33 @@ class TestLayout(unittest.TestCase):
         g = graph()
         self.assertIn("compare.sections.verdicts", g)
         self.assertIsNone(cycle(g))
+
+    def test_every_python_file_is_in_a_package(self):
+        loose = [str(p.relative_to(TOP)) for p in TOP.rglob("*.py")
+                 if p.relative_to(TOP).parts[0] not in PACKAGES + ("tests", "build")
+                 # workload/bench/gen.py: a stdlib-only generator of module sources
+                 and p.relative_to(TOP).parts[0] != "workload"]
+        self.assertEqual(loose, [])
+        for pkg in PACKAGES:
+            self.assertTrue((TOP / pkg / "__init__.py").is_file(), pkg)
+
+    def test_floors(self):
+        bad = [f"{m} -> {n}" for m, deps in graph().items() for n in deps
+               if n.split(".")[0] != m.split(".")[0]
+               and FLOORS[n.split(".")[0]] >= FLOORS[m.split(".")[0]]]
+        self.assertEqual(bad, [])
+
+    def test_the_floor_check_finds_a_cross_import(self):
+        g = {"plan.x": ["detect.y"], "detect.y": []}
+        bad = [f"{m} -> {n}" for m, deps in g.items() for n in deps
+               if FLOORS[n.split(".")[0]] >= FLOORS[m.split(".")[0]]]
+        self.assertEqual(bad, ["plan.x -> detect.y"])
+
+    def test_no_sys_path_edit_outside_tests(self):
+        edits = [f"{p.relative_to(TOP)}:{i}" for pkg in PACKAGES for p in (TOP / pkg).rglob("*.py")
+                 for i, line in enumerate(p.read_text().splitlines(), 1)
+                 if "sys.path." in line]
+        self.assertEqual(edits, [])
 
     def test_the_check_finds_a_cycle(self):
         self.assertEqual(cycle({"a": ["b"], "b": ["c"], "c": ["a"]}), ["a", "b", "c", "a"])

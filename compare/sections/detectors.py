@@ -5,9 +5,6 @@ CRCs miss that another detector catches (the G4 question); from
 build/detect/detectors.json (python3 -m detect.run, `make detect`)."""
 import json
 import os
-import re
-
-from detect.dwarf import ENTRY, parse_report
 
 from .. import doc
 from .cells import C, NONE, num
@@ -15,30 +12,6 @@ from .cells import C, NONE, num
 KEY = "detectors"
 TITLE = "ABI detectors"
 ORACLE = "declared"
-# the report lines of a saved abidiff run worth quoting: its summary lines
-SUMMARY = re.compile(r"^(Functions|Variables) changes summary")
-
-
-def _evidence(build, det, gen, names):
-    """The abidiff command, its summary and every entry naming one of names
-    (with its detail lines), from the saved report; None if not saved."""
-    path = os.path.join(build, "detect", "abidiff", f"{det}-{gen}.txt")
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            lines = f.read().splitlines()
-    except OSError:
-        return None
-    keep, inside = [], False
-    for ln in lines:
-        if ENTRY.match(ln):
-            inside = any(n in ln for n in names)
-        elif ln and not ln.startswith(" "):
-            inside = False
-        if inside or ln.startswith(("$ ", "# exit")) or SUMMARY.match(ln):
-            keep.append(ln)
-    return {"lines": keep[:60], "entries": sorted(parse_report("\n".join(lines)))}
-
-
 def load(build, report):
     path = os.path.join(str(build), "detect", "detectors.json")
     try:
@@ -48,22 +21,8 @@ def load(build, report):
         return None
     except ValueError as e:
         raise ValueError(f"{path}: {e}") from None
-    # what the CRCs miss: declared changes the crc detector did not flag
-    crc = data["detectors"].get("crc", {})
-    missed = {g: r["false_negative"] for g, r in crc.items() if r["false_negative"]}
-    gate = {}
-    for g, names in missed.items():
-        caught = {d: sorted(set(r[g]["flagged"]) & set(names))
-                  for d, r in data["detectors"].items()
-                  if d != ORACLE and g in r and r[g]["flagged"]}
-        caught = {d: n for d, n in caught.items() if n}
-        gate[g] = {"crc_missed": names, "caught_by": caught,
-                   "evidence": {d: _evidence(str(build), d, g, names)
-                                for d in caught if d.startswith("dwarf")}}
-        for d in ("dwarf", "dwarf-kmi"):
-            if d in data["detectors"] and d not in caught:
-                gate[g]["evidence"][d] = _evidence(str(build), d, g, names)
-    data["crc_misses"] = gate
+    # written by detect.run since the move; a run before it had none
+    data.setdefault("crc_misses", {})
     return data
 
 

@@ -3,7 +3,7 @@
 DKMS modules, and what each versioning policy does with them (make history)."""
 import json
 
-from core import plot
+from history.summary import svg
 
 from .. import doc
 from .cells import NONE, num
@@ -18,24 +18,6 @@ def load(build, report):
             return json.load(f)
     except FileNotFoundError:
         return None
-
-
-def first_upload_shares(data):
-    """{policy: [share of the first upload's modules loadable after each later upload]}."""
-    first = data["uploads"][0]["abiname"]
-    ups = [u for u in data["updates"] if u["from"] == first]
-    series = {}
-    for u in ups:
-        for pol, s in u["survive"].items():
-            series.setdefault(pol, []).append(s["modules"] / s["of"] if s["of"] else None)
-    return [u["to"] for u in ups], series
-
-
-def svg(data):
-    labels, series = first_upload_shares(data)
-    return plot.svg_share_lines(series, labels,
-                                f"{data['uploads'][0]['abiname']}'s modules after each later upload",
-                                "modules still loadable")
 
 
 def blocks(data, report):

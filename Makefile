@@ -4,10 +4,19 @@
 # file only orders them. `make` alone prints help.
 
 TOP    := $(CURDIR)
-B      ?= $(TOP)/build
+# the kernel base (lab/bases.tsv) and the architecture (lab/arches.tsv);
+# empty: each table's first line. Each base builds in build/BASE/.
+BASE   ?=
+ARCH   ?=
+export BASE ARCH
+B      ?= $(shell cd $(TOP) && python3 -m core.tables build-dir)
+ifeq ($(B),)
+$(error lab/bases.tsv or lab/arches.tsv: see above)
+endif
 ACCEL  ?= tcg
-# the boot timeout and the arm list: core/tables.py (workload/arms.tsv)
-TIMEOUT ?= $(shell cd $(TOP) && python3 -m core.tables timeout boot)
+# seconds before a guest is killed; empty: qemu/boot.sh's default, from
+# core/tables.py (the one place it is set)
+TIMEOUT ?=
 JOBS   ?= $(shell nproc)
 # kernel generations to build and boot (workload/gens/gens.tsv); empty = all
 GENS   ?=
@@ -18,7 +27,7 @@ TEST_GENS ?= G1 G2 G4
 PLANS  ?=
 TEST_PLANS ?= bench robust
 # make test's reduced corpus (workload/robust.tsv): one input per kind of
-# check, the two forced boots, one pristine 6.1 crash (fixed by both series)
+# check, the two forced boots, one pristine-kernel crash (fixed by both series)
 TEST_ROBUST ?= versions-truncated versions-unterminated versions-crc-flip \
 	vermagic-other-release vermagic-nonprint modinfo-unterminated \
 	this-module-nobits-past-eof shoff-past-eof truncated-half empty-file \
@@ -28,7 +37,7 @@ TEST_ROBUST ?= versions-truncated versions-unterminated versions-crc-flip \
 # run (tests/e2e_fuzz.py: FUZZ_TEST_INPUTS per arm)
 FUZZ_SEED ?= 1
 FUZZ_INPUTS ?= 20000
-# make history: Debian's real 6.1 uploads (empty = every one the archive serves;
+# make history: Debian's real uploads of the base (empty = every one the archive serves;
 # "55 57" limits, "newest:2" takes the newest two); MODULES=DIR adds your own
 # out-of-tree module source. make test runs a reduced real history:
 HISTORY ?=
@@ -47,6 +56,8 @@ DWARF_ARM ?= nomodv
 DETECTORS ?=
 # The pristine arms always; a series arm once its series file exists.
 ARMS ?= $(shell cd $(TOP) && python3 -m core.tables arms ready)
+# the arms whose series exists in this base (make bisect)
+SERIES_ARMS := $(shell cd $(TOP) && python3 -m core.tables arms series)
 
 .DEFAULT_GOAL := help
 .PHONY: help deps tree compare compare-run report test test-run unit bisect cross asm-audit bench robust \
@@ -71,17 +82,19 @@ help:
 	@echo '  detect-dwarf the dwarf detector'"'"'s debug-info build of $(DWARF_ARM)-dwarf, then detect'
 	@echo '  fuzz         the module fuzzer on every arm (and ARM-kasan where built):'
 	@echo '               build/fuzz/fuzz.json, minimized findings in build/fuzz/findings/'
-	@echo '  history      real updates: Debian 6.1 uploads, in-tree + DKMS modules, per policy'
+	@echo '  history      real updates: Debian uploads of the base, in-tree + DKMS modules, per policy'
 	@echo '  unit         unit tests only (seconds; no kernel build)'
 	@echo '  deps         check Debian packages; install the missing ones as root'
-	@echo '  tree         extract linux-source-6.1 into build/linux (once)'
+	@echo '  tree         extract the base'"'"'s Debian source into $(B)/linux (once)'
 	@echo '  clean        remove the arms (objects, logs, report); keep the tree'
 	@echo '  clean-tree   remove all of build/'
 	@echo
 	@echo 'Variables:'
+	@echo '  BASE=$(BASE)            kernel base (lab/bases.tsv; default: its first line)'
+	@echo '  ARCH=$(ARCH)            architecture (lab/arches.tsv; default: its first line)'
 	@echo '  ARMS=$(ARMS)   arms to run (default: pristine arms + arms with a series)'
 	@echo '  ACCEL=$(ACCEL)         tcg (default) or kvm (opt-in; hangs on these hosts)'
-	@echo '  TIMEOUT=$(TIMEOUT)       seconds before a guest is killed'
+	@echo '  TIMEOUT=$(TIMEOUT)            seconds before a guest is killed (default: core/tables.py)'
 	@echo '  JOBS=$(JOBS)            parallel kbuild jobs'
 	@echo '  GENS=$(GENS)             kernel generations to run (default: workload/gens/ but'
 	@echo '                         those of cost full; all: every one)'
@@ -93,7 +106,7 @@ help:
 	@echo '  FUZZ_SEED=$(FUZZ_SEED) FUZZ_INPUTS=$(FUZZ_INPUTS)'
 	@echo '               make fuzz: the seed, and the inputs per arm'
 	@echo '  B=$(B)'
-	@echo '               build folder; ccache lives in ~/.cache/modvlab'
+	@echo '               build folder (build/BASE); ccache lives in ~/.cache/modvlab'
 
 deps:
 	@sh lab/deps.sh
@@ -136,7 +149,7 @@ compare-run: $(addprefix build-,$(ARMS))
 # result, so it runs after base's generations and before the string arms
 # build theirs.
 detect: $(if $(filter base,$(ARMS)),build-base)
-	@python3 -m detect.run $(if $(DETECTORS),--only $(DETECTORS)) $(GENS)
+	@python3 -m detect.run $(if $(DETECTORS),--only $(DETECTORS))
 
 $(addprefix build-,$(filter $(STRING_ARMS),$(ARMS))): detect
 
@@ -153,7 +166,7 @@ report:
 
 # Every patch of every series builds on its own (minutes per patch).
 bisect: tree
-	@for a in keep remove; do [ ! -f series-$$a/series ] || sh lab/bisect.sh $$a || exit 1; done
+	@for a in $(SERIES_ARMS); do sh lab/bisect.sh $$a || exit 1; done
 
 # Heavy (not in make test): the keep series cross-built with MODVERSIONS for
 # the architectures of lab/cross.tsv (build/cross/cross.tsv); installs their
@@ -162,7 +175,7 @@ cross: $(if $(CROSS_SRC),,tree)
 	@sh lab/cross.sh $(CROSS_ARCHES)
 
 # .S exports without a prototype genksyms sees, per architecture variant:
-# pristine 6.1 (what the keep series must fix), then the tree with the keep
+# the pristine tree (what the keep series must fix), then the tree with the keep
 # series applied (keep 0004 makes each a build error there; exit 1 if any),
 # or only AUDIT_TREE=dir
 asm-audit: tree

@@ -6,7 +6,7 @@ writes it.
 """
 import pathlib
 
-from core import classify, tables
+from core import classify, runfiles, tables
 
 from .load import InputError, arm_cases, arm_names, arm_record, load_json, read_gens
 
@@ -16,7 +16,18 @@ from .load import InputError, arm_cases, arm_names, arm_record, load_json, read_
 RELEASE = tables.RELEASE
 
 
-GENS_TSV = pathlib.Path(tables.GENS_TSV)
+# The declaration a run was planned with: the copy the planner saved beside
+# it (build/tables/, plan/__main__.py), so re-rendering an old run does not
+# read today's table; a run without one reads the live table. Tests may set
+# GENS_TSV to read another file.
+GENS_TSV = None
+
+
+def gens_file(build):
+    if GENS_TSV is not None:
+        return GENS_TSV
+    saved = build / "tables" / "gens.tsv"
+    return saved if saved.is_file() else pathlib.Path(tables.gens_tsv())
 
 
 # The report's part for each kind of case (plan/__init__.py lists the kinds).
@@ -59,6 +70,10 @@ def collect(build, only=None):
     for arm in names:
         adir = arms_dir / arm
         plan = load_json(adir / "plan.json")
+        resumes = load_json(adir / runfiles.RESUMES) or []
+        if isinstance(plan, dict) and isinstance(plan.get("cases"), list) \
+                and isinstance(plan.get("boots"), dict):
+            runfiles.apply_resumes(plan, resumes)
         if not isinstance(plan, dict):
             raise InputError(f"{adir / 'plan.json'}: not a JSON object")
         arec = arm_record(adir)
@@ -80,7 +95,7 @@ def collect(build, only=None):
         if not report["costs"].get("load_ns") and bench.get("load_ns"):
             report["costs"]["load_ns"] = bench["load_ns"]
             report["costs"]["load_ns_from"] = "make bench (build/report/bench.json)"
-    report["generations"] = generations(report["cases"], read_gens(GENS_TSV))
+    report["generations"] = generations(report["cases"], read_gens(gens_file(build)))
     accels = sorted({b["accel"] for a in report["arms"].values()
                      for b in a["boots"].values() if b.get("accel")})
     if accels and "accel" not in prov:

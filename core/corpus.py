@@ -68,10 +68,11 @@ import re
 import struct
 import sys
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-B = os.environ.get("B", os.path.join(TOP, "build"))
-ARMS = os.path.join(B, "arms")
 from . import elf, tables
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+B = tables.build_dir()
+ARMS = os.path.join(B, "arms")
 
 TSV = tables.ROBUST_TSV
 GOOD = "main/mod-asm-user"

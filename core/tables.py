@@ -1,33 +1,49 @@
 # SPDX-License-Identifier: GPL-2.0
 """The lab's data tables, one reader each, for Python and (through the CLI
-below) for the shell and the Makefile: workload/arms.tsv, workload/gens/gens.tsv,
-workload/gens/policies.tsv, workload/cases.tsv, workload/probe-cases.tsv,
+below) for the shell and the Makefile: lab/bases.tsv (the kernel bases),
+lab/arches.tsv (the architectures), workload/arms.tsv, the base's gens.tsv and
+policies.tsv, workload/cases.tsv, workload/probe-cases.tsv,
 workload/cross-arm.tsv, workload/robust.tsv, and the boot timeouts.
 
 A malformed line is one TableError naming FILE:LINE; the CLI prints it on
 stderr and exits 1.
 
-    python3 -m core.tables arms [ready]         the arms, report order (ready:
-                                                   those whose series file exists)
-    python3 -m core.tables gens [G...]          the generations (checks G...)
+    python3 -m core.tables arms [ready|series]  the arms, report order (ready:
+                                                   pristine + those whose series file
+                                                   exists; series: only the latter)
+    python3 -m core.tables gens                 the generations GENS names (checked)
     python3 -m core.tables arms string          the arms whose string a policy sets
     python3 -m core.tables string ARM           abi | release | - (arms.tsv)
-    python3 -m core.tables kernels ABI [G...]   one line per generation kernel
+    python3 -m core.tables kernels ABI          one line per generation kernel (GENS)
                                                    to build: GEN PATCH KID STRING
                                                    (STRING "-": the arm's own);
-                       kernels --release [G...]    the same for a release string
+                       kernels --release           the same for a release string
                                                    (STRING: the CONFIG_LOCALVERSION)
     python3 -m core.tables timeout boot|long    seconds
+    python3 -m core.tables base [FIELD]         the selected base (BASE=; default:
+                                                   lab/bases.tsv's first line): its
+                                                   name or FIELD
+    python3 -m core.tables build-dir            B, or build/BASE of the checkout
+    python3 -m core.tables series ARM           ARM's series folder in this base
+                                                   (- for a pristine arm)
+    python3 -m core.tables arch [FIELD]         the selected architecture (ARCH=;
+                                                   default: lab/arches.tsv's first
+                                                   line): its name or FIELD
+    python3 -m core.tables arches [FIELD]       names of the lines whose FIELD is set
+                                                   (boot: those the lab can boot)
+    python3 -m core.tables shell                the base and the architecture as
+                                                   shell assignments (lab/common.sh)
 """
 import json
 import os
+import shlex
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORKLOAD = os.path.join(TOP, "workload")
+BASES_TSV = os.path.join(TOP, "lab", "bases.tsv")
+ARCHES_TSV = os.path.join(TOP, "lab", "arches.tsv")
 ARMS_TSV = os.path.join(WORKLOAD, "arms.tsv")
-GENS_TSV = os.path.join(WORKLOAD, "gens", "gens.tsv")
-POLICIES_TSV = os.path.join(WORKLOAD, "gens", "policies.tsv")
 CASES_TSV = os.path.join(WORKLOAD, "cases.tsv")
 PROBES_TSV = os.path.join(WORKLOAD, "probe-cases.tsv")
 CROSS_TSV = os.path.join(WORKLOAD, "cross-arm.tsv")
@@ -84,6 +100,100 @@ def symbols(value):
     return [] if value == "-" else value.split(",")
 
 
+# --- bases and architectures ---------------------------------------------------
+
+BASE_FIELDS = ["base", "package", "suite", "apt", "abiname", "kbuild", "series", "probe",
+               "gens", "config", "note"]
+APTS = ("host", "private")
+ARCH_FIELDS = ["name", "karch", "srcarch", "debian", "cross", "cc_pkg", "image", "qemu", "machine", "cpu",
+               "console", "append", "tcg_append", "config", "rela", "bits", "defines", "undefines", "cross_config",
+               "note"]
+RELAS = ("rela", "rel")
+
+
+def bases(path=BASES_TSV):
+    """The kernel bases (lab/bases.tsv), the default first."""
+    rows = _unique(path, read_tsv(path, BASE_FIELDS, keep_line=True), "base", "bases")
+    for b in rows:
+        if b["apt"] not in APTS:
+            raise TableError(f"{path}:{b['line']}: apt: {b['apt']} is not one of {', '.join(APTS)}")
+        if "{N}" not in b["abiname"]:
+            raise TableError(f"{path}:{b['line']}: abiname: {b['abiname']} has no {{N}}")
+        if not b["base"] or "/" in b["base"]:
+            raise TableError(f"{path}:{b['line']}: base: {b['base']!r} cannot name a folder")
+        del b["line"]
+    if not rows:
+        raise TableError(f"{path}: no base")
+    return rows
+
+
+def base(name=None, path=BASES_TSV):
+    """The selected base: name, else $BASE, else the table's first line."""
+    rows = bases(path)
+    name = name or os.environ.get("BASE") or rows[0]["base"]
+    for b in rows:
+        if b["base"] == name:
+            return b
+    raise TableError(f"BASE={name}: no such base in {path} "
+                     f"(known: {' '.join(b['base'] for b in rows)})")
+
+
+def base_path(field, b=None):
+    """A folder of the base's table line (series, probe, gens) as a path."""
+    b = b or base()
+    return os.path.normpath(os.path.join(TOP, b[field]))
+
+
+def build_dir():
+    """B when set (the Makefile sets it), else build/BASE of this checkout."""
+    return os.environ.get("B") or os.path.join(TOP, "build", base()["base"])
+
+
+def gens_tsv():
+    return os.path.join(base_path("gens"), "gens.tsv")
+
+
+def policies_tsv():
+    return os.path.join(base_path("gens"), "policies.tsv")
+
+
+def arches(path=ARCHES_TSV):
+    """The architectures (lab/arches.tsv), the default first; lists split."""
+    rows = _unique(path, read_tsv(path, ARCH_FIELDS, optional=1, keep_line=True),
+                   "name", "architectures")
+    for a in rows:
+        if a["rela"] not in RELAS:
+            raise TableError(f"{path}:{a['line']}: rela: {a['rela']} is not one of "
+                             f"{', '.join(RELAS)}")
+        if a["cross"] != "-" and not a["cross"].endswith("-"):
+            raise TableError(f"{path}:{a['line']}: cross: {a['cross']} does not end in -")
+        a["defines"], a["undefines"] = symbols(a["defines"]), symbols(a["undefines"])
+        a["cross_config"] = symbols(a["cross_config"])
+        del a["line"]
+    return rows
+
+
+def arch(name=None, path=ARCHES_TSV):
+    """The selected architecture: name, else $ARCH, else the table's first line."""
+    rows = arches(path)
+    name = name or os.environ.get("ARCH") or rows[0]["name"]
+    for a in rows:
+        if a["name"] == name:
+            return a
+    raise TableError(f"ARCH={name}: no such architecture in {path} "
+                     f"(known: {' '.join(a['name'] for a in rows)})")
+
+
+def image_name(a=None):
+    """The kernel image's file name (a copy under kernels/KID/ keeps it)."""
+    return os.path.basename((a or arch())["image"])
+
+
+def bootable(a):
+    """Can the lab build and boot arch line a (image, QEMU, machine, console)?"""
+    return all(a[k] != "-" for k in ("image", "qemu", "machine", "cpu", "console", "config"))
+
+
 # --- arms -------------------------------------------------------------------
 
 def arms(path=ARMS_TSV):
@@ -128,8 +238,9 @@ COSTS = ("full",)
 ALL_GENS = "all"
 
 
-def gens(path=GENS_TSV):
+def gens(path=None):
     """The generations: [{gen, patch, changes, removes, note, breaks, cost}] (lists)."""
+    path = path or gens_tsv()
     rows = read_tsv(path, ["gen", "patch", "changes", "removes", "note", "breaks", "cost"],
                     optional=2, keep_line=True)
     for g in rows:
@@ -144,6 +255,12 @@ def gens(path=GENS_TSV):
                              f"(known: -, {', '.join(COSTS)})")
         del g["line"]
     return _unique(path, rows, "gen", "generations")
+
+
+def wanted_gens():
+    """The generations GENS names (the environment: the one way it arrives,
+    from make or the caller), as select_gens() reads it."""
+    return select_gens(gens(), os.environ.get("GENS", "").split())
 
 
 def breaks_old_module(gen, imports):
@@ -189,8 +306,7 @@ STRINGS = ("abi", "release", "-")
 
 
 def detectors_json():
-    b = os.environ.get("B") or os.path.join(TOP, "build")
-    return os.path.join(b, "detect", "detectors.json")
+    return os.path.join(build_dir(), "detect", "detectors.json")
 
 
 _DETECTED = {}
@@ -214,10 +330,11 @@ def _known_rule(rule):
     return rule in RULES or (rule.startswith(DETECT_RULE) and len(rule) > len(DETECT_RULE))
 
 
-def policies(path=POLICIES_TSV, runnable=True):
+def policies(path=None, runnable=True):
     """The string policies: [{policy, rule, note, oracle}]; rule is a key of
     RULES or detect:NAME. runnable: without the detector policies whose
     detector has not run (the dwarf one needs its own build)."""
+    path = path or policies_tsv()
     rows = _unique(path, read_tsv(path, ["policy", "rule", "note"], keep_line=True),
                    "policy", "policies")
     for p in rows:
@@ -313,7 +430,35 @@ def robust(path=ROBUST_TSV, arm_cols=None):
     return _unique(path, rows, "input", "inputs")
 
 
+def shell():
+    """The selected base and architecture as shell assignments, for lab/common.sh:
+    BASE_<FIELD> and ARCH_<FIELD> (lists comma-separated), BASE_BUILD."""
+    out = []
+    for prefix, row in (("BASE", base()), ("ARCH", arch())):
+        for k, v in row.items():
+            v = ",".join(v) if isinstance(v, list) else v
+            out.append(f"{prefix}_{k.upper()}={shlex.quote(v)}")
+    out.append(f"BASE_BUILD={shlex.quote(os.path.join(TOP, 'build', base()['base']))}")
+    return "\n".join(out)
+
+
+def series_dir(arm):
+    """The folder of arm's series in the selected base, None for a pristine arm."""
+    for a in arms():
+        if a["arm"] == arm:
+            return None if a["series"] == "-" else os.path.join(base_path("series"), a["series"])
+    raise TableError(f"{ARMS_TSV}: no arm {arm}")
+
+
 # --- the command line -----------------------------------------------------------
+
+def _field(row, args, key, fields):
+    field = args[0] if args else key
+    if field not in fields:
+        raise TableError(f"no field {field} (known: {', '.join(fields)})")
+    value = row[field]
+    return ",".join(value) if isinstance(value, list) else value
+
 
 def main(argv):
     if not argv:
@@ -323,20 +468,23 @@ def main(argv):
         print(" ".join(arm_names()))
     elif cmd == "arms" and args == ["ready"]:
         # the pristine arms always; a series arm once its series file exists
-        print(" ".join(a["arm"] for a in arms() if a["series"] == "-"
-                       or os.path.isfile(os.path.join(TOP, a["series"], "series"))))
-    elif cmd == "gens":
-        print("\n".join(g["gen"] for g in select_gens(gens(), args)))
+        print(" ".join(a["arm"] for a in arms() if series_dir(a["arm"]) is None
+                       or os.path.isfile(os.path.join(series_dir(a["arm"]), "series"))))
+    elif cmd == "gens" and not args:
+        print("\n".join(g["gen"] for g in wanted_gens()))
+    elif cmd == "arms" and args == ["series"]:
+        print(" ".join(a["arm"] for a in arms() if series_dir(a["arm"]) is not None
+                       and os.path.isfile(os.path.join(series_dir(a["arm"]), "series"))))
     elif cmd == "arms" and args == ["string"]:
         print(" ".join(a["arm"] for a in arms() if a["string"] != "-"))
     elif cmd == "string" and len(args) == 1:
         print(arm_string(args[0]))
-    elif cmd == "kernels" and args:
-        abi, wanted, kind = args[0], args[1:], None
+    elif cmd == "kernels" and len(args) == 1:
+        abi, kind = args[0], None
         if abi.startswith("--"):    # --release, --abi=STRING, --none
             kind, _, abi = abi[2:].partition("=")
             kind = {"none": "-"}.get(kind, kind)
-        for g in select_gens(gens(), wanted):
+        for g in wanted_gens():
             seen = set()
             for k in gen_kernels(g, "" if abi == "-" else abi, kind=kind):
                 if k["kid"] not in seen:
@@ -344,6 +492,22 @@ def main(argv):
                     print(g["gen"], g["patch"], k["kid"], k["string"] or "-", sep="\t")
     elif cmd == "timeout" and len(args) == 1 and args[0] in TIMEOUTS:
         print(TIMEOUTS[args[0]])
+    elif cmd == "shell" and not args:
+        print(shell())
+    elif cmd == "base" and len(args) <= 1:
+        print(_field(base(), args, "base", BASE_FIELDS))
+    elif cmd == "build-dir" and not args:
+        print(build_dir())
+    elif cmd == "series" and len(args) == 1:
+        print(series_dir(args[0]) or "-")
+    elif cmd == "arch" and len(args) <= 1:
+        print(_field(arch(), args, "name", ARCH_FIELDS))
+    elif cmd == "arches" and len(args) <= 1:
+        field = args[0] if args else "name"
+        if field not in ARCH_FIELDS and field != "boot":
+            raise TableError(f"arches: no field {field} (known: boot, {', '.join(ARCH_FIELDS)})")
+        print(" ".join(a["name"] for a in arches() if (bootable(a) if field == "boot"
+                                                        else a[field] not in ("-", [], ""))))
     else:
         sys.exit(__doc__)
     return 0

@@ -13,47 +13,25 @@ set -eu
 arm=${1:?usage: detect/build.sh ARM}
 variant=dwarf name=$arm-dwarf
 A=$ARMS_DIR/$name src=$ARMS_DIR/$name/src obj=$ARMS_DIR/$name/obj logs=$ARMS_DIR/$name/logs
-armfrag=$TOP/qemu/config/$arm.config lab=$TOP/qemu/config/lab.config
-vfrag=$TOP/qemu/config/$variant.config gdir=$TOP/workload/gens
+armfrag=$TOP/qemu/config/$arm.config
+vfrag=$TOP/qemu/config/$variant.config gdir=$TOP/$BASE_GENS
 [ -f "$armfrag" ] || die "unknown arm '$arm' (no qemu/config/$arm.config)"
 git -C "$TREE" rev-parse -q --verify pristine >/dev/null 2>&1 || die "no tree (make tree)"
 mkdir -p "$obj" "$logs"
 
-# --- worktree: pristine + series-ARM + the probe, as lab/arm.sh -------------
-series=$TOP/series-$arm patches=
-[ -f "$series/series" ] &&
-	patches=$(grep -v -e '^#' -e '^[[:space:]]*$' "$series/series" | sed "s|^|$series/|")
-probe=$(ls "$TOP"/workload/probe/*.patch)
-# shellcheck disable=SC2086
-series_id=$(cat /dev/null $patches $probe | sha256sum | cut -c1-16)
-if [ ! -e "$src/.git" ]; then
-	git -C "$TREE" worktree prune
-	git -C "$TREE" worktree add -q --detach "$src" pristine >"$logs/worktree.log" 2>&1 ||
-		die "cannot create worktree $src (log: $logs/worktree.log)"
-	rm -f "$A/series.id"
-fi
-gs() { git -C "$src" -c user.name=modvlab -c user.email=modvlab@localhost "$@"; }
-if [ "$(cat "$A/series.id" 2>/dev/null)" != "$series_id" ]; then
-	step AM "$name"
-	gs am --abort >/dev/null 2>&1 || true
-	gs reset -q --hard pristine && gs clean -fdq
-	# shellcheck disable=SC2086
-	gs am -q $patches $probe >"$logs/am.log" 2>&1 ||
-		die "$name: series or probe does not apply (log: $logs/am.log)"
-	echo "$series_id" > "$A/series.id"
-	rm -f "$A/config.id"
-	done_step
-fi
+# --- worktree: pristine + the arm's series + the probe, as lab/arm.sh -------
+sh "$TOP/lab/worktree.sh" --probe "$src" "$A/series.id" "$arm"
 
 # --- config: tinyconfig + lab + arm + dwarf, checked ------------------------
-sh "$TOP/lab/configure.sh" "$name" "$src" "$obj" "$A" "$lab" "$armfrag" "$vfrag"
+# shellcheck disable=SC2046
+sh "$TOP/lab/configure.sh" "$name" "$src" "$obj" "$A" $(lab_fragments) "$armfrag" "$vfrag"
 cfg0=$A/config.G0
 cp "$obj/.config" "$cfg0"
 
 # kbuild JSON LOG: incremental build, CPU seconds recorded (lab/cputime.py)
 kbuild() {
-	"$TOP/lab/cputime.py" "$1" -- nice make -C "$src" O="$obj" -j"$JOBS" \
-		CC="ccache gcc" vmlinux modules >"$2" 2>&1
+	"$TOP/lab/cputime.py" "$1" -- nice make -C "$src" O="$obj" $KARGS -j"$JOBS" \
+		CC="$KCC" vmlinux modules >"$2" 2>&1
 }
 keep() { # DIR: what the detector reads
 	mkdir -p "$1" && cp "$obj/vmlinux" "$obj/Module.symvers" "$1/"
@@ -79,7 +57,7 @@ if [ "$(cat "$A/kernels/G0/id" 2>/dev/null)" != "$g0id" ]; then
 fi
 
 # --- generations, each one patch on G0 --------------------------------------
-gens=$(py core.tables kernels - ${GENS:-}) || die "workload/gens/: cannot list the generations"
+gens=$(table kernels -) || die "$BASE_GENS: cannot list the generations"
 built=0 tab=$(printf '\t')
 while IFS=$tab read -r g patch _kid _string; do
 	[ -n "$g" ] || continue

@@ -124,14 +124,13 @@ def crc_misses(result, save):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python3 -m detect.run", description=__doc__.splitlines()[0])
-    ap.add_argument("--build", default=os.environ.get("B", os.path.join(TOP, "build")))
+    ap.add_argument("--build", default=tables.build_dir())
     ap.add_argument("--crc")
     ap.add_argument("--dwarf")
     ap.add_argument("--ref", help="build.json of the arm without debug info "
                     "(default B/arms/nomodv/build-clean.json)")
     ap.add_argument("--out")
     ap.add_argument("--only", help="comma-separated detectors (default: all)")
-    ap.add_argument("gens", nargs="*")
     a = ap.parse_args(argv)
     dirs = {"crc": a.crc or os.path.join(a.build, "arms", "base", "kernels"),
             "dwarf": a.dwarf or os.path.join(a.build, "arms", "nomodv-dwarf", "kernels")}
@@ -142,7 +141,7 @@ def main(argv=None):
     bad = [d for d in dets if d not in DETECTORS]
     if bad:
         raise DetectError(f"unknown detector(s) {' '.join(bad)} (known: {' '.join(DETECTORS)})")
-    gens = tables.select_gens(tables.gens(), a.gens)
+    gens = tables.wanted_gens()
     result = {"detectors": {}, "skipped": {}, "inputs": dirs,
               "declared": {g["gen"]: g["changes"] for g in gens}}
     for det in dets:

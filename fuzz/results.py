@@ -6,11 +6,13 @@ import glob
 import json
 import os
 
+from core import tables
+
 from . import cause, minimize, signature
 from .guest import Boot, crashes_of, read_boot
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-B = os.environ.get("B", os.path.join(TOP, "build"))
+B = tables.build_dir()
 
 
 def count_crashes(res):

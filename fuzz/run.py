@@ -29,7 +29,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
-from core import corpus
+from core import corpus, tables
 
 from . import cause, minimize, signature, snapshot
 # one guest (guest.py) and the results file (results.py); the names the
@@ -39,7 +39,7 @@ from .guest import (Boot, boot, build_driver, crashes_of, initramfs,  # noqa: F4
 from .results import (count_crashes, cross_outcomes, outcomes, reclassify,  # noqa: F401
                      restores_of)
 
-B = os.environ.get("B", os.path.join(TOP, "build"))
+B = tables.build_dir()
 HEALTH = os.environ.get("FUZZ_HEALTH_MODULE", "mod-provider.ko")
 
 
@@ -49,7 +49,7 @@ class Arm:
     def __init__(self, name, arms_dir, out, bins, seed):
         self.name, self.out, self.bins, self.seed = name, out, bins, seed
         a = os.path.join(arms_dir, name)
-        self.kernel = os.path.join(a, "kernels", "G0", "bzImage")
+        self.kernel = os.path.join(a, "kernels", "G0", tables.image_name())
         mods = os.path.join(a, "mods", "main")
         if not os.path.isfile(self.kernel):
             raise FileNotFoundError(f"arm {name} is not built ({self.kernel})")
@@ -316,7 +316,8 @@ def main(argv=None):
     arms = args.arms.split()
     if not args.no_kasan:
         arms += [a + "-kasan" for a in args.arms.split()
-                 if os.path.isfile(os.path.join(args.arms_dir, a + "-kasan", "kernels", "G0", "bzImage"))]
+                 if os.path.isfile(os.path.join(args.arms_dir, a + "-kasan", "kernels", "G0",
+                                                tables.image_name()))]
     results = {"seed": args.seed, "inputs_per_arm": args.inputs, "jobs": args.jobs, "arms": {}}
     jpath = args.json or os.path.join(args.out, "fuzz.json")
     if args.merge and os.path.isfile(jpath):

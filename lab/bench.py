@@ -29,7 +29,7 @@ from core import ktap, plot, tables
 from core.elf import section_sizes as sections
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-B = os.environ.get("B", os.path.join(TOP, "build"))
+B = tables.build_dir()
 BB = os.path.join(B, "bench")
 ARMS = os.path.join(B, "arms")
 ARM_ORDER = tables.arm_names()

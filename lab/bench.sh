@@ -50,13 +50,13 @@ has() { case ",$phases," in *",$1,"*) return 0 ;; esac; return 1; }
 arms=${*:-}
 if [ -z "$arms" ]; then
 	for a in $(table arms); do
-		[ -f "$ARMS_DIR/$a/kernels/G0/bzImage" ] && arms="$arms $a"
+		[ -f "$ARMS_DIR/$a/kernels/G0/$IMAGE" ] && arms="$arms $a"
 	done
 fi
 arms=$(echo $arms)
 [ -n "$arms" ] || die "no arm is built (make compare first)"
 for a in $arms; do
-	[ -f "$ARMS_DIR/$a/kernels/G0/bzImage" ] || die "arm $a is not built (make $a)"
+	[ -f "$ARMS_DIR/$a/kernels/G0/$IMAGE" ] || die "arm $a is not built (make $a)"
 done
 runs=${BENCH_RUNS:-3} rounds=${BENCH_ROUNDS:-3}
 [ -n "$quick" ] && { rounds=1; export BENCH_QUICK=1; phases=$(echo "$phases" | sed 's/lab,\{0,1\}//'); }
@@ -149,14 +149,14 @@ if has build; then
 		[ -z "$(git -C "$src" status --porcelain)" ] || die "$a: $src is not clean (a generation build running?)"
 		rm -rf "$s"; mkdir -p "$s"
 		cp "$cfg" "$s/.config"
-		if [ "$mode" = ccache ]; then cc="ccache gcc"; unset CCACHE_DISABLE; else cc=gcc; export CCACHE_DISABLE=1; fi
-		make -C "$src" O="$s" CC="$cc" olddefconfig >"$log" 2>&1 || die "$a: olddefconfig failed (log: $log)"
+		if [ "$mode" = ccache ]; then cc=$KCC; unset CCACHE_DISABLE; else cc=${KCC#ccache }; export CCACHE_DISABLE=1; fi
+		make -C "$src" O="$s" $KARGS CC="$cc" olddefconfig >"$log" 2>&1 || die "$a: olddefconfig failed (log: $log)"
 		cmp -s "$cfg" "$s/.config" || die "$a: the G0 .config does not survive olddefconfig (log: $log)"
 		alog=$s/acct.log; : > "$alog"
 		touch "$s/.start"
 		la0=$(cut -d' ' -f1 /proc/loadavg)
 		step BUILD "$a bench run $n ($mode)"
-		"$TOP/lab/cputime.py" "$s/cputime.json" -- nice make -C "$src" O="$s" -j"$JOBS" \
+		"$TOP/lab/cputime.py" "$s/cputime.json" -- nice make -C "$src" O="$s" $KARGS -j"$JOBS" \
 			CC="$cc" CPP="$acct $alog cpp $cc -E" genksyms="$acct $alog genksyms $GK" \
 			vmlinux modules >>"$log" 2>&1 ||
 			die "$a: bench build failed: $(grep -m1 -e 'error:' -e 'Error ' "$log") (log: $log)"

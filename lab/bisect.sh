@@ -10,14 +10,14 @@ set -eu
 . "$(dirname "$0")/common.sh"
 
 arm=${1:?usage: bisect.sh ARM}
-series=$TOP/series-$arm
-[ -f "$series/series" ] || die "no series-$arm/series"
+series=$(table series "$arm") || die "no arm $arm"
+[ -f "$series/series" ] || die "no $series/series"
 D=$B/bisect src=$B/bisect/$arm-src
 mkdir -p "$D"
 out=$D/$arm.tsv
-git -C "$TREE" worktree remove -f "$src" 2>/dev/null || rm -rf "$src"
-git -C "$TREE" worktree prune
-git -C "$TREE" worktree add -q --detach "$src" pristine
+# the pristine tree alone (lab/worktree.sh with the pristine arm base's
+# empty series); the patches go on one at a time below
+sh "$TOP/lab/worktree.sh" --fresh "$src" "$src.id" base
 gs() { git -C "$src" -c user.name=modvlab -c user.email=modvlab@localhost "$@"; }
 
 # build SRC-state CONFIG-NAME FRAGMENT...: configure (if the fragments took)
@@ -27,22 +27,22 @@ build() {
 	obj=$D/$arm-$name log=$D/$arm-$name.log
 	mkdir -p "$obj"
 	rm -f "$obj.json"	# no CPU time for a step that built nothing
-	{ make -C "$src" O="$obj" tinyconfig &&
+	{ make -C "$src" O="$obj" $KARGS tinyconfig &&
 	  "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$@" &&
-	  make -C "$src" O="$obj" olddefconfig; } >"$log" 2>&1 || { echo fail; return; }
+	  make -C "$src" O="$obj" $KARGS olddefconfig; } >"$log" 2>&1 || { echo fail; return; }
 	sh "$TOP/lab/config-check.sh" "$obj/.config" "$@" 2>>"$log" || { echo n/a; return; }
-	if "$TOP/lab/cputime.py" "$obj.json" -- nice make -C "$src" O="$obj" -j"$JOBS" \
-		CC="ccache gcc" bzImage modules >>"$log" 2>&1; then echo pass; else echo fail; fi
+	if "$TOP/lab/cputime.py" "$obj.json" -- nice make -C "$src" O="$obj" $KARGS -j"$JOBS" \
+		CC="$KCC" "$IMAGE" modules >>"$log" 2>&1; then echo pass; else echo fail; fi
 }
 
-lab=$TOP/qemu/config/lab.config
 printf 'patch\tconfig\tresult\tcpu_s\n' > "$out"
 bad=0 k=0
 for p in $(grep -v -e '^#' -e '^[[:space:]]*$' "$series/series"); do
 	k=$((k + 1))
 	gs am -q "$series/$p" >/dev/null 2>&1 || die "$p does not apply on the patches before it"
 	for cfg in "$arm" base; do
-		r=$(build "$cfg" "$lab" "$TOP/qemu/config/$cfg.config")
+		# shellcheck disable=SC2046
+		r=$(build "$cfg" $(lab_fragments) "$TOP/qemu/config/$cfg.config")
 		cpu=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['cpu_s'])" "$D/$arm-$cfg.json" 2>/dev/null || echo -)
 		printf '%s\t%s\t%s\t%s\n' "$p" "$cfg" "$r" "$cpu" >> "$out"
 		printf '  %-7s%s [%s] %s\n' BISECT "$p" "$cfg" "$r"
@@ -51,4 +51,4 @@ for p in $(grep -v -e '^#' -e '^[[:space:]]*$' "$series/series"); do
 	done
 done
 git -C "$TREE" worktree remove -f "$src"
-[ $bad = 0 ] || die "series-$arm: a patch does not build (see $out)"
+[ $bad = 0 ] || die "$series: a patch does not build (see $out)"

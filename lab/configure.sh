@@ -17,9 +17,9 @@ config_id=$(cat "$@" "$dir/series.id" | sha256sum | cut -c1-16)
 step CONFIG "$name"
 mkdir -p "$dir/logs" "$obj"
 {
-	make -C "$src" O="$obj" tinyconfig &&
+	make -C "$src" O="$obj" $KARGS tinyconfig &&
 	"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$@" &&
-	make -C "$src" O="$obj" olddefconfig
+	make -C "$src" O="$obj" $KARGS olddefconfig
 } >"$dir/logs/config.log" 2>&1 || die "config of $name failed (log: $dir/logs/config.log)"
 "$TOP/lab/config-check.sh" "$obj/.config" "$@" ||
 	die "config of $name: requested options did not take (see above)"

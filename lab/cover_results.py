@@ -17,8 +17,10 @@ import os
 import re
 import sys
 
+from core import tables
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-B = os.environ.get("B", os.path.join(TOP, "build"))
+B = tables.build_dir()
 BEGIN = "--- modvlab results (lab/cover_results.py, from build/report/report.json) ---"
 END = "--- end of modvlab results ---"
 

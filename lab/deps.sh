@@ -1,13 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Check the Debian packages the lab needs; install the missing ones as root.
-# usage: deps.sh [PACKAGE...]   (default: the lab's own; detect-dwarf adds
+# usage: deps.sh [PACKAGE...]   (default: the lab's own for the base and the
+# architecture of lab/bases.tsv and lab/arches.tsv; detect-dwarf adds
 # abigail-tools, the dwarf detector's abidiff)
 set -eu
 . "$(dirname "$0")/common.sh"
 
-PKGS="linux-source-6.1 gcc binutils make flex bison bc libelf-dev libssl-dev
-cpio xz-utils kmod qemu-system-x86 busybox-static python3 ccache libc6-dev"
+[ "$BASE_APT" = host ] ||
+	die "BASE=$BASE_BASE: $BASE_SUITE is not in the host's apt sources (lab/bases.tsv says apt $BASE_APT)"
+cc=$ARCH_CC_PKG; [ "$cc" != - ] || cc=
+PKGS="$BASE_PACKAGE gcc $cc binutils make flex bison bc libelf-dev libssl-dev
+cpio xz-utils kmod ${ARCH_QEMU#*:} busybox-static python3 ccache libc6-dev"
 [ $# -eq 0 ] || PKGS=$*
 
 missing=

@@ -17,15 +17,15 @@ set -eu
 
 arm=${1:?usage: gens.sh ARM}
 A=$ARMS_DIR/$arm src=$ARMS_DIR/$arm/src obj=$ARMS_DIR/$arm/obj
-gdir=$TOP/workload/gens
+gdir=$TOP/$BASE_GENS
 [ -f "$obj/vmlinux" ] || die "arm $arm is not built"
 abi=$(sed -n 's/^CONFIG_MODULE_ABI_VERSION="\(.*\)"$/\1/p' "$obj/.config")
 kind=$(table string "$arm") || die "workload/arms.tsv: no string for $arm"
 rel0=$(cat "$obj/include/config/kernel.release") || die "$arm: G0 has no kernel.release"
 [ "$kind" = release ] && set -- --release || set -- "${abi:--}"
 # GEN PATCH KID STRING per kernel to build (STRING "-": the arm's own)
-kernels=$(table kernels "$1" ${GENS:-}) ||
-	die "workload/gens/: cannot list the generations (or their policies)"
+kernels=$(table kernels "$1") ||
+	die "$BASE_GENS: cannot list the generations (or their policies)"
 logs=$A/logs
 cfg0=$A/config.G0
 cp "$obj/.config" "$cfg0"
@@ -33,12 +33,12 @@ cp "$obj/.config" "$cfg0"
 # reset: the worktree back at G0 (the probe commit), .config back to G0's
 reset_tree() {
 	git -C "$src" checkout -q -- . && git -C "$src" clean -fdqx
-	cmp -s "$cfg0" "$obj/.config" || { cp "$cfg0" "$obj/.config"; make -C "$src" O="$obj" olddefconfig >/dev/null; }
+	cmp -s "$cfg0" "$obj/.config" || { cp "$cfg0" "$obj/.config"; make -C "$src" O="$obj" $KARGS olddefconfig >/dev/null; }
 }
 trap 'reset_tree' EXIT
 
 kbuild() { # LOG: incremental kernel build
-	make -C "$src" O="$obj" -j"$JOBS" CC="ccache gcc" bzImage modules >"$1" 2>&1
+	make -C "$src" O="$obj" $KARGS -j"$JOBS" CC="$KCC" "$IMAGE" modules >"$1" 2>&1
 }
 
 built=0
@@ -60,10 +60,10 @@ while IFS=$tab read -r g patch kid string; do
 		git -C "$src" ls-files -m -- 'localversion*' |
 			(cd "$src" && xargs -r git checkout -q --)
 		"$src/scripts/config" --file "$obj/.config" --set-str LOCALVERSION "$string"
-		make -C "$src" O="$obj" olddefconfig >/dev/null
+		make -C "$src" O="$obj" $KARGS olddefconfig >/dev/null
 	elif [ -n "$string" ]; then
 		"$src/scripts/config" --file "$obj/.config" --set-str MODULE_ABI_VERSION "$string"
-		make -C "$src" O="$obj" olddefconfig >/dev/null
+		make -C "$src" O="$obj" $KARGS olddefconfig >/dev/null
 	fi
 	mkdir -p "$k"
 	kbuild "$k/build.log" </dev/null || die "$arm $kid: build failed (log: $k/build.log)"
@@ -72,7 +72,7 @@ while IFS=$tab read -r g patch kid string; do
 		[ "$rel" = "$rel0$string" ] ||
 			die "$arm $kid: release is $rel, its policy wants $rel0$string"
 	fi
-	cp "$obj/arch/x86/boot/bzImage" "$obj/Module.symvers" "$k/"
+	cp "$obj/$ARCH_IMAGE" "$obj/Module.symvers" "$k/"
 	sh "$TOP/workload/build.sh" "$arm" probe "$k/mods" </dev/null
 	echo "$id" > "$k/id"
 	built=$((built + 1))

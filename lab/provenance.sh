@@ -12,18 +12,22 @@ for arm in "$@"; do
 	[ -f "$c" ] || continue
 	cfgs="$cfgs${cfgs:+, }\"$arm\": \"$(sha256sum < "$c" | cut -c1-64)\""
 done
-frag=$(cat "$TOP/qemu/config/lab.config" | sha256sum | cut -c1-64)
+frags=$(lab_fragments)
+# shellcheck disable=SC2086
+frag=$(cat $frags | sha256sum | cut -c1-64)
 cat > "$B/provenance.json" <<EOT
 {
  "tree": "$(cat "$B/linux.version" 2>/dev/null)",
- "tree_source": "/usr/src/linux-source-6.1.tar.xz",
+ "tree_source": "/usr/src/$BASE_PACKAGE.tar.xz",
+ "base": "$BASE_BASE",
+ "arch": "$ARCH_NAME",
  "config_sha256": "$frag",
- "config_fragment": "qemu/config/lab.config",
+ "config_fragment": "$(echo $frags | sed "s|$TOP/||g")",
  "arm_config_sha256": {$cfgs},
  "accel": "${ACCEL:-tcg}",
  "gcc": "$(first gcc --version)",
  "binutils": "$(first ld --version)",
- "qemu": "$(first qemu-system-x86_64 --version)",
+ "qemu": "$(first "${ARCH_QEMU%%:*}" --version)",
  "busybox": "$(first dpkg-query -W -f='${Version}' busybox-static)",
  "host_kernel": "$(uname -r)",
  "modvlab_commit": "$(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo none)",

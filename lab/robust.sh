@@ -40,14 +40,15 @@ variant_build() {
 		git -C "$src" checkout -q --detach "$commit" && git -C "$src" clean -fdqx
 	fi
 	cp "$ARMS_DIR/$arm/series.id" "$A/series.id"
-	lab=$TOP/qemu/config/lab.config armfrag=$TOP/qemu/config/$arm.config
-	sh "$TOP/lab/configure.sh" "$name" "$src" "$obj" "$A" "$lab" "$armfrag" "$frag"
+	armfrag=$TOP/qemu/config/$arm.config
+	# shellcheck disable=SC2046
+	sh "$TOP/lab/configure.sh" "$name" "$src" "$obj" "$A" $(lab_fragments) "$armfrag" "$frag"
 	step BUILD "$name"
-	"$TOP/lab/cputime.py" "$A/build.json" -- nice make -C "$src" O="$obj" -j"$JOBS" \
-		CC="ccache gcc" bzImage modules >"$logs/build.log" 2>&1 ||
+	"$TOP/lab/cputime.py" "$A/build.json" -- nice make -C "$src" O="$obj" $KARGS -j"$JOBS" \
+		CC="$KCC" "$IMAGE" modules >"$logs/build.log" 2>&1 ||
 		die "build of $name failed: $(grep -m1 -e 'error:' -e 'Error ' "$logs/build.log") (log: $logs/build.log)"
 	mkdir -p "$A/kernels/G0"
-	cp "$obj/arch/x86/boot/bzImage" "$obj/Module.symvers" "$A/kernels/G0/"
+	cp "$obj/$ARCH_IMAGE" "$obj/Module.symvers" "$A/kernels/G0/"
 	done_step
 	sh "$TOP/workload/build.sh" "$name"
 }

@@ -9,13 +9,14 @@ set -eu
 . "$(dirname "$0")/common.sh"
 
 arm=${1:?usage: run.sh ARM}
-[ -f "$ARMS_DIR/$arm/kernels/G0/bzImage" ] || die "arm $arm is not built (make $arm)"
+[ -f "$ARMS_DIR/$arm/kernels/G0/$IMAGE" ] || die "arm $arm is not built (make $arm)"
 boots=$(py plan "$arm") || die "planning $arm failed"
 rm -f "$ARMS_DIR/$arm/boot/failed" "$ARMS_DIR/$arm/boot/unfinished"
 # one boot; after one that did not finish (oops, hang, garbage), the cases
 # it never reached run again in a fresh boot (qemu/resume.py), at most 8 times
 boot_one() { # BOOT KERNEL TIMEOUT
-	[ "$3" = - ] && set -- "$1" "$2" "${TIMEOUT:-$(table timeout boot)}"
+	# the plan's timeout, else TIMEOUT, else qemu/boot.sh's default
+	[ "$3" = - ] && set -- "$1" "$2" "${TIMEOUT:-}"
 	step BOOT "$arm $1 (${ACCEL:-tcg})"
 	sh "$TOP/qemu/initramfs.sh" "$arm" "$1"
 	KERNEL=$2 TIMEOUT=$3 sh "$TOP/qemu/boot.sh" "$arm" "$1" ||

@@ -13,8 +13,10 @@ import re
 import subprocess
 import sys
 
+from core import tables
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-B = os.environ.get("B", os.path.join(TOP, "build"))
+B = tables.build_dir()
 
 from core.elf import section_sizes as sections  # the one ELF reader
 
@@ -121,7 +123,7 @@ def main(argv):
     exports, unversioned = symvers(os.path.join(g0, "Module.symvers"))
     rec = {
         "vmlinux": size_bd(vmlinux),
-        "bzimage_bytes": os.path.getsize(os.path.join(g0, "bzImage")),
+        "bzimage_bytes": os.path.getsize(os.path.join(g0, tables.image_name())),
         "exports": exports,
         "unversioned_exports": unversioned,
         "kcrctab_bytes": secs.get("__kcrctab", 0) + secs.get("__kcrctab_gpl", 0),

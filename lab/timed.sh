@@ -13,7 +13,7 @@ set -eu
 target=${1:?usage: timed.sh TARGET COMMAND...}
 shift
 kind=warm
-if ! ls "$ARMS_DIR"/*/kernels/G0/bzImage >/dev/null 2>&1; then
+if ! ls "$ARMS_DIR"/*/kernels/G0/$IMAGE >/dev/null 2>&1; then
 	kind=fresh
 	[ -n "$(find "$CCACHE_DIR" -type f -name '*R' 2>/dev/null | head -n 1)" ] || kind=cold
 fi

@@ -1,23 +1,26 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Extract Debian's linux-source-6.1 once into build/linux as a git repo whose
-# single commit (tag "pristine") is the untouched tree; arms are worktrees of it.
+# Extract the base's Debian kernel source (lab/bases.tsv: BASE=, package
+# PACKAGE, /usr/src/PACKAGE.tar.xz) once into build/BASE/linux as a git repo
+# whose single commit (tag "pristine") is the untouched tree; arms are
+# worktrees of it.
 set -eu
 . "$(dirname "$0")/common.sh"
 
-TARBALL=${TARBALL:-/usr/src/linux-source-6.1.tar.xz}
-ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) ||
-	die "linux-source-6.1 is not installed (run: make deps)"
-[ -r "$TARBALL" ] || die "$TARBALL is missing (reinstall linux-source-6.1)"
+pkg=$BASE_PACKAGE
+TARBALL=${TARBALL:-/usr/src/$pkg.tar.xz}
+ver=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null) ||
+	die "$pkg is not installed (run: make deps BASE=$BASE_BASE)"
+[ -r "$TARBALL" ] || die "$TARBALL is missing (reinstall $pkg)"
 
 stamp=$B/linux.version
 if [ -f "$stamp" ] && git -C "$TREE" rev-parse -q --verify pristine >/dev/null 2>&1; then
 	have=$(cat "$stamp")
 	[ "$have" = "$ver" ] && exit 0
-	die "build/linux holds $have but linux-source-6.1 is $ver: run 'make clean-tree'"
+	die "$TREE holds $have but $pkg is $ver: run 'make clean-tree BASE=$BASE_BASE'"
 fi
 
-step TREE "extract linux-source-6.1 $ver"
+step TREE "extract $pkg $ver"
 rm -rf "$TREE" "$stamp"
 mkdir -p "$TREE" "$B/logs"
 tar -xf "$TARBALL" -C "$TREE" --strip-components=1 ||
@@ -29,7 +32,7 @@ g() { git -C "$TREE" -c user.name=modvlab -c user.email=modvlab@localhost \
 {
 	g init -q -b debian
 	g add -A -f   # Debian's top-level .gitignore ignores "/*"
-	g commit -q -m "linux-source-6.1 $ver (Debian, pristine)"
+	g commit -q -m "$pkg $ver (Debian, pristine)"
 	g tag pristine
 } >"$B/logs/tree.log" 2>&1 || die "git import of the tree failed (log: $B/logs/tree.log)"
 echo "$ver" > "$stamp"

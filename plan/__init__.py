@@ -16,8 +16,10 @@ build/arms/ARM/plan.json, boot/BOOT.plan and boot/BOOT.files.
 """
 import os
 
+from core import tables
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-B = os.environ.get("B", os.path.join(TOP, "build"))
+B = tables.build_dir()
 ARMS = os.path.join(B, "arms")
 KINDS = ("release", "cross", "update", "rebuilt", "robust", "bench", "history")
 
@@ -31,7 +33,7 @@ class Planner:
 
     def boot(self, boot, kid, policy, timeout=None, gen="G0", loaded_into=None):
         """A boot of kernel kid (build/arms/ARM/kernels/KID) running generation gen."""
-        kernel = os.path.join(ARMS, self.arm, "kernels", kid, "bzImage")
+        kernel = os.path.join(ARMS, self.arm, "kernels", kid, tables.image_name())
         self.boots[boot] = {"kernel": kernel, "kid": kid, "policy": policy,
                             "timeout": timeout, "gen": gen,
                             "loaded_into": loaded_into or gen, "plan": [], "files": {}}

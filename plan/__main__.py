@@ -6,13 +6,15 @@ prints "BOOT KERNEL TIMEOUT" per boot to run, for lab/run.sh.
 
 usage: python3 -m plan ARM     env: GENS="G1 G2" (default: all), PLANS="robust bench"
 """
+import contextlib
 import importlib
 import json
 import os
+import shutil
 import sys
 
 import plan as P
-from core import tables
+from core import runfiles, tables
 from plan import release
 
 
@@ -26,6 +28,18 @@ def plan(arm, gens=(), plans=()):
             sys.exit(f"plan: PLANS: no planner plan/{name}.py")
         mod.add_boots(p, arm)
     return p
+
+
+def save_tables(out):
+    """The tables this run was planned with, for the report of it (compare/
+    model.py reads build/tables/gens.tsv, not today's)."""
+    os.makedirs(out, exist_ok=True)
+    for src in (tables.gens_tsv(), tables.policies_tsv(), tables.ARMS_TSV, tables.CASES_TSV,
+                tables.PROBES_TSV, tables.CROSS_TSV, tables.ROBUST_TSV):
+        shutil.copyfile(src, os.path.join(out, os.path.basename(src)))
+    with open(os.path.join(out, "base-arch.json"), "w") as f:
+        json.dump({"base": tables.base(), "arch": tables.arch()}, f, indent=1)
+        f.write("\n")
 
 
 def main(argv):
@@ -46,6 +60,10 @@ def main(argv):
         json.dump({"arm": arm, "boots": boots, "cases": p.cases, "not_run": p.not_run}, f,
                   indent=1)
         f.write("\n")
+    # a new plan: the resumes of the last one (qemu/resume.py's) are void
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(os.path.join(adir, runfiles.RESUMES))
+    save_tables(os.path.join(P.B, "tables"))
     for boot, b in p.boots.items():
         if b["plan"]:
             print(boot, b["kernel"], b["timeout"] or "-")

@@ -1,6 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Boot one arm's kernel with one initramfs in QEMU and keep the console log.
+# The machine is the architecture's line of lab/arches.tsv (ARCH=): QEMU
+# binary, machine, CPU, console.
 # The pessimistic status is written first, so a run that dies never looks
 # finished; the host timeout is hard (SIGTERM, then SIGKILL).
 # usage: boot.sh ARM BOOT      env: ACCEL=tcg|kvm  TIMEOUT=seconds  MEM=256M
@@ -12,31 +14,43 @@ set -eu
 arm=${1:?usage: boot.sh ARM BOOT} boot=${2:?usage: boot.sh ARM BOOT}
 A=$ARMS_DIR/$arm d=$ARMS_DIR/$arm/boot
 accel=${ACCEL:-tcg} timeout=${TIMEOUT:-$(table timeout boot)} mem=${MEM:-256M}
-kernel=${KERNEL:-$A/obj/arch/x86/boot/bzImage}
+kernel=${KERNEL:-$A/obj/$ARCH_IMAGE}
 initrd=$d/$boot.cpio.gz
 log=$d/$boot.log st=$d/$boot.json
 [ -f "$kernel" ] || die "no kernel for $arm ($kernel)"
 [ -f "$initrd" ] || die "no initramfs for $arm $boot ($initrd)"
-command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (make deps)"
+bootable=$(table arches boot)
+case " $bootable " in *" $ARCH_NAME "*) ;; *)
+	die "ARCH=$ARCH_NAME cannot boot here: lab/arches.tsv has no QEMU machine for it (bootable: $bootable)" ;;
+esac
+qemu=${ARCH_QEMU%%:*}
+command -v "$qemu" >/dev/null || die "$qemu missing (make deps: ${ARCH_QEMU#*:})"
 append=${APPEND:-}
+arch_append=$ARCH_APPEND
+[ "$arch_append" != - ] || arch_append=
 case $accel in
-tcg)	cpu=qemu64
-	# the guest's TSC is the host's under TCG, but its calibration against
-	# the emulated PIT fails on a busy host and leaves it on jiffies (4 ms
-	# steps): tell it the host's TSC rate (qemu/tsc-khz.sh)
-	case $append in *tsc_early_khz=*) ;; *)
-		khz=$(sh "$TOP/qemu/tsc-khz.sh") || die "cannot measure the TSC rate"
-		append="$append tsc_early_khz=$khz" ;;
+tcg)	cpu=$ARCH_CPU
+	# x86: the guest's TSC is the host's under TCG, but its calibration
+	# against the emulated PIT fails on a busy host and leaves it on
+	# jiffies (4 ms steps): the table tells it the host's TSC rate
+	extra=$ARCH_TCG_APPEND
+	[ "$extra" != - ] || extra=
+	case $extra in *"{tsc_khz}"*)
+		case $append in *"${extra%%=*}="*) extra= ;; *)
+			khz=$(sh "$TOP/qemu/tsc-khz.sh") || die "cannot measure the TSC rate"
+			extra=$(printf '%s' "$extra" | sed "s/{tsc_khz}/$khz/") ;;
+		esac ;;
 	esac
+	append="$append${extra:+ $extra}"
 	;;
 kvm) [ -w /dev/kvm ] || die "ACCEL=kvm but /dev/kvm is not usable"; cpu=host ;;
 *) die "ACCEL must be tcg or kvm, not '$accel'" ;;
 esac
 
-set -- qemu-system-x86_64 -nodefaults -display none -no-reboot \
-	-machine q35,accel="$accel" -cpu "$cpu" -smp 2 -m "$mem" \
+set -- "$qemu" -nodefaults -display none -no-reboot \
+	-machine "$ARCH_MACHINE,accel=$accel" -cpu "$cpu" -smp 2 -m "$mem" \
 	-serial stdio -kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 oops=panic loglevel=7 tsc=reliable $append"
+	-append "console=$ARCH_CONSOLE panic=-1 oops=panic loglevel=7${arch_append:+ $arch_append} $append"
 # shellcheck disable=SC2086
 [ -z "${QEMU_EXTRA:-}" ] || set -- "$@" $QEMU_EXTRA
 serial_in=${SERIAL_IN:-/dev/null}

@@ -22,7 +22,7 @@ if [ ! -x "$loader" ] || [ "$TOP/qemu/guest/modvlab-load.c" -nt "$loader" ]; the
 	gcc -static -O2 -Wall -Wextra -Werror -o "$loader" "$TOP/qemu/guest/modvlab-load.c" ||
 		die "cannot build the guest loader (need libc6-dev for static glibc)"
 fi
-[ -x "$cpio" ] || make -C "$A/src" O="$A/obj" usr/gen_init_cpio >/dev/null ||
+[ -x "$cpio" ] || make -C "$A/src" O="$A/obj" $KARGS usr/gen_init_cpio >/dev/null ||
 	die "cannot build usr/gen_init_cpio for $arm"
 
 list=$d/$boot.cpio-list

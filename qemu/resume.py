@@ -5,20 +5,22 @@ cases it never reached into a fresh boot, so one bad case costs one case.
 
 The case that was running when the guest died keeps its boot (the report
 calls it crashed or timeout); every later case of that boot is planned again
-in boot BOOT.rN on the same kernel. Prints "NEWBOOT KERNEL TIMEOUT" for
-lab/run.sh, or nothing when there is nothing left to run.
+in boot BOOT.rN on the same kernel, recorded in boot/resumes.json (the
+planner's plan.json is never rewritten: core/runfiles.py applies the
+resumes for every reader). Prints "NEWBOOT KERNEL TIMEOUT" for lab/run.sh,
+or nothing when there is nothing left to run.
 
-usage: resume.py ARM BOOT
+usage: python3 -m qemu.resume ARM BOOT
 """
 import json
 import os
 import re
 import sys
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-from core import ktap
+from core import ktap, runfiles, tables
 
-B = os.environ.get("B", os.path.join(TOP, "build"))
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+B = tables.build_dir()
 
 
 def next_name(boots, boot):
@@ -31,12 +33,11 @@ def next_name(boots, boot):
 
 def main(argv):
     if len(argv) != 2:
-        sys.exit("usage: resume.py ARM BOOT")
+        sys.exit("usage: python3 -m qemu.resume ARM BOOT")
     arm, boot = argv
     adir = os.path.join(B, "arms", arm)
     bdir = os.path.join(adir, "boot")
-    with open(os.path.join(adir, "plan.json")) as f:
-        plan = json.load(f)
+    plan = runfiles.read_plan(adir)
     try:
         with open(os.path.join(bdir, boot + ".json")) as f:
             status = json.load(f).get("status")
@@ -56,17 +57,14 @@ def main(argv):
     new = next_name(plan["boots"], boot)
     with open(os.path.join(bdir, new + ".plan"), "w") as f:
         f.write(f"# modvlab plan: arm {arm}, boot {new} (resumes {boot} after {culprit['case']})\n")
-        for i, c in enumerate(rest, 1):
+        for c in rest:
             f.write(lines[c["n"] - 1])
-            c.update(boot=new, n=i, resumed_from=boot)
     with open(os.path.join(bdir, boot + ".files")) as src, \
          open(os.path.join(bdir, new + ".files"), "w") as dst:
         dst.write(src.read())
-    b = dict(plan["boots"][boot], cases=len(rest), resumes=boot)
-    plan["boots"][new] = b
-    with open(os.path.join(adir, "plan.json"), "w") as f:
-        json.dump(plan, f, indent=1)
-        f.write("\n")
+    runfiles.add_resume(adir, {"boot": new, "from": boot, "after": culprit["case"],
+                               "cases": [[c["n"], i] for i, c in enumerate(rest, 1)]})
+    b = plan["boots"][boot]
     print(new, b["kernel"], b.get("timeout") or "-")
     return 0
 

@@ -12,15 +12,13 @@ import subprocess
 import time
 import unittest
 
+from core import ktap, runfiles, tables
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-REAL_B = os.environ.get("B", os.path.join(TOP, "build"))
+REAL_B = tables.build_dir()
 BASE = os.path.join(REAL_B, "arms", "base")
 FB = os.path.join(REAL_B, "faults")          # this test's own build folder
 ARM = os.path.join(FB, "arms", "faults")
-
-import sys  # noqa: E402
-sys.path.insert(0, TOP)
-from core import ktap  # noqa: E402
 
 
 def sh(*args, env=None, check=True):
@@ -130,8 +128,7 @@ class TestFaults(unittest.TestCase):
                              env=dict(os.environ, B=FB), capture_output=True, text=True, check=True)
         new = out.stdout.split()[0]
         self.assertEqual(new, "oops.r1")
-        with open(os.path.join(ARM, "plan.json")) as f:
-            plan = json.load(f)
+        plan = runfiles.read_plan(ARM)
         moved = {c["case"]: c["boot"] for c in plan["cases"]}
         self.assertEqual(moved, {"before": "oops", "oops": "oops", "after": "oops.r1"})
         r, st, run = self.boot(new)

@@ -7,8 +7,10 @@ import os
 import subprocess
 import unittest
 
+from core import tables
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-B = os.environ.get("B", os.path.join(TOP, "build"))
+B = tables.build_dir()
 ARMS = os.path.join(B, "arms")
 REPORT = os.path.join(B, "report", "report.json")
 PRISTINE = ("nomodv", "base")

@@ -12,8 +12,10 @@ import subprocess
 import sys
 import unittest
 
+from core import tables
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-B = os.environ.get("B", os.path.join(TOP, "build"))
+B = tables.build_dir()
 ARMS = [a for a in ("keep", "remove")
         if os.path.isfile(os.path.join(B, "arms", a, "kernels", "G0", "bzImage"))]
 INPUTS = int(os.environ.get("FUZZ_TEST_INPUTS", "300"))

@@ -7,8 +7,10 @@ import json
 import os
 import unittest
 
+from core import tables
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-B = os.environ.get("B", os.path.join(TOP, "build"))
+B = tables.build_dir()
 
 
 def label(c):

@@ -10,8 +10,10 @@ import subprocess
 import tempfile
 import unittest
 
+from core import tables
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-B = os.environ.get("B", os.path.join(TOP, "build"))
+B = tables.build_dir()
 ARMS = os.path.join(B, "arms")
 HAVE_KEEP = os.path.isfile(os.path.join(TOP, "series-keep", "series"))
 

@@ -13,8 +13,10 @@ import shutil
 import subprocess
 import unittest
 
+from core import tables
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-B = os.environ.get("B", os.path.join(TOP, "build"))
+B = tables.build_dir()
 ARM = os.path.join(B, "arms", "remove")
 SERIES_DIR = os.path.join(TOP, "series-remove")
 SERIES = os.path.join(SERIES_DIR, "series")

@@ -8,10 +8,12 @@ import json
 import os
 import unittest
 
+from core import tables
+
 from compare import report, robust
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-B = os.environ.get("B", os.path.join(TOP, "build"))
+B = tables.build_dir()
 
 
 def planned():

@@ -11,8 +11,10 @@ import subprocess
 import sys
 import unittest
 
+from core import tables
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-B = os.environ.get("B", os.path.join(TOP, "build"))
+B = tables.build_dir()
 CHECKPATCH = os.path.join(B, "linux", "scripts", "checkpatch.pl")
 SERIES = [a for a in ("keep", "remove")
           if os.path.isfile(os.path.join(TOP, "series-" + a, "series"))]

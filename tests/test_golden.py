@@ -7,7 +7,7 @@ import shutil
 import tempfile
 import unittest
 
-from compare import model, report
+from compare import report
 
 GOLDEN = pathlib.Path(__file__).parent / "golden"
 RUNS = sorted(p for p in GOLDEN.iterdir() if (p / "report.md").is_file())
@@ -15,17 +15,12 @@ RUNS = sorted(p for p in GOLDEN.iterdir() if (p / "report.md").is_file())
 
 def render(run, change=None):
     """report.md of a golden run (change(build): edit the copy first)."""
-    saved = model.GENS_TSV
-    model.GENS_TSV = run / "gens.tsv"
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            build = pathlib.Path(tmp) / "build"
-            shutil.copytree(run / "build", build)
-            if change:
-                change(build)
-            return report.render_md(report.collect(build))
-    finally:
-        model.GENS_TSV = saved
+    with tempfile.TemporaryDirectory() as tmp:
+        build = pathlib.Path(tmp) / "build"
+        shutil.copytree(run / "build", build)
+        if change:
+            change(build)
+        return report.render_md(report.collect(build))
 
 
 class TestGolden(unittest.TestCase):

@@ -3,6 +3,7 @@
 policies' rule and the generation kernels they share; the report's refusal of
 a plan without kinds."""
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -137,14 +138,18 @@ class TestTables(unittest.TestCase):
             tables.detectors_json = old
 
     def test_cli(self):
-        run = lambda *a: subprocess.run([sys.executable, "-m", "core.tables", *a], cwd=TOP,
-                                        capture_output=True, text=True)
+        run = lambda *a, env=None: subprocess.run(
+            [sys.executable, "-m", "core.tables", *a], cwd=TOP, capture_output=True, text=True,
+            env={**os.environ, "GENS": "", **(env or {})})
         self.assertEqual(run("arms").stdout.split()[:2], ["nomodv", "base"])
         self.assertEqual(run("timeout", "boot").stdout.strip(), str(tables.TIMEOUTS["boot"]))
-        r = run("gens", "G99")
+        r = run("gens", env={"GENS": "G99"})
         self.assertEqual(r.returncode, 1)
         self.assertIn("modvlab: error: GENS: unknown generation(s) G99", r.stderr)
-        self.assertEqual(run("kernels", "-", "G2").stdout, "G2\tG2-proto.patch\tG2\t-\n")
+        self.assertEqual(run("kernels", "-", env={"GENS": "G2"}).stdout,
+                         "G2\tG2-proto.patch\tG2\t-\n")
+        # GENS arrives one way: no generation as an argument
+        self.assertEqual(run("kernels", "-", "G2").returncode, 1)
 
     def test_report_read_gens_fails_on_a_bad_line(self):
         path = self.write("gens.tsv", "G1\tp\n")

@@ -35,7 +35,7 @@ probe_set() { # OUT: the probe users against whatever obj/ holds now
 # failure, the line of make's output that says why is in $why
 kmake() {
 	_log=$1 _d=$2 _o=$1.last; shift 2
-	make -C "$obj" M="$_d" CC="ccache gcc" "$@" modules >"$_o" 2>&1 && { cat "$_o" >>"$_log"; return 0; }
+	make -C "$obj" M="$_d" $KARGS CC="$KCC" "$@" modules >"$_o" 2>&1 && { cat "$_o" >>"$_log"; return 0; }
 	cat "$_o" >>"$_log"
 	why=$(grep -m1 -e 'error' -e 'ERROR' -e '\*\*\*' "$_o" || tail -n1 "$_o")
 	return 1

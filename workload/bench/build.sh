@@ -30,7 +30,7 @@ for n in $ns; do
 	d=$out/$n
 	python3 "$TOP/workload/bench/gen.py" "$n" "$d"
 	echo "== bench $n: make M=$d" >>"$log"
-	make -C "$obj" M="$d" -j"$JOBS" CC="ccache gcc" modules >>"$log" 2>&1 ||
+	make -C "$obj" M="$d" $KARGS -j"$JOBS" CC="$KCC" modules >>"$log" 2>&1 ||
 		die "bench modules N=$n of $arm failed to build: $(grep -m1 -e error -e ERROR "$log") (log: $log)"
 	for m in provider consumer; do
 		[ -f "$d/bench_${m}_$n.ko" ] || die "bench N=$n of $arm: no bench_${m}_$n.ko (log: $log)"

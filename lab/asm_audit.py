@@ -28,29 +28,25 @@ import os
 import re
 import sys
 
+from core import tables
+
 EXPORT = re.compile(r"\bEXPORT_(?:DATA_)?SYMBOL(?:_GPL|_NS|_NS_GPL|_KASAN|_NOKASAN)?\s*\(\s*(\w+)")
 IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
 
-# Architectures whose one arch/ directory builds two kernels that differ in
-# .S files and headers: (variant, BITS, macros known defined, known undefined).
-# Any other architecture is one variant, named after it, with nothing known.
-VARIANTS = {
-    "sparc": [("sparc32", "32", {"CONFIG_SPARC32", "__sparc__"},
-               {"CONFIG_SPARC64", "CONFIG_64BIT", "__arch64__", "__sparc_v9__"}),
-              ("sparc64", "64", {"CONFIG_SPARC64", "CONFIG_64BIT", "__arch64__", "__sparc__", "__sparc_v9__"},
-               {"CONFIG_SPARC32"})],
-    "x86": [("x86_32", "32", {"CONFIG_X86_32", "__i386__"}, {"CONFIG_X86_64", "CONFIG_64BIT", "__x86_64__"}),
-            ("x86_64", "64", {"CONFIG_X86_64", "CONFIG_64BIT", "__x86_64__"}, {"CONFIG_X86_32", "__i386__"})],
-    "powerpc": [("powerpc32", "32", {"CONFIG_PPC32"}, {"CONFIG_PPC64", "CONFIG_64BIT", "__powerpc64__"}),
-                ("powerpc64", "64", {"CONFIG_PPC64", "CONFIG_64BIT", "__powerpc64__"},
-                 {"CONFIG_PPC32", "CONFIG_PPC_BOOK3S_32"})],
-    "mips": [("mips32", "32", {"CONFIG_32BIT"}, {"CONFIG_64BIT"}),
-             ("mips64", "64", {"CONFIG_64BIT"}, {"CONFIG_32BIT"})],
-    "riscv": [("riscv32", "32", {"CONFIG_32BIT"}, {"CONFIG_64BIT"}),
-              ("riscv64", "64", {"CONFIG_64BIT"}, {"CONFIG_32BIT"})],
-    "parisc": [("parisc32", "32", set(), {"CONFIG_64BIT"}),
-               ("parisc64", "64", {"CONFIG_64BIT"}, set())],
-}
+def variants():
+    """{arch/ folder: [(variant, bits, defined, undefined)]}: the lines of
+    lab/arches.tsv with a word size (bits), grouped by their arch/ folder:
+    an arch/ directory that builds two kernels differing in .S files and
+    headers, with the macros known defined and known undefined in each. Any
+    other arch/ folder is one variant, named after it, with nothing known."""
+    out = {}
+    for a in sorted(tables.arches(), key=lambda a: a["name"]):
+        if a["bits"] != "-":
+            out.setdefault(a["srcarch"], []).append(
+                (a["name"], a["bits"], set(a["defines"]), set(a["undefines"])))
+    return out
+
+
 GENERIC = ("", {"__KERNEL__"}, set())
 # Every CONFIG_ option the variant does not fix is taken as n, then as y
 # (in the known-defined or known-undefined set), for the .S files, the
@@ -463,7 +459,7 @@ def audit(tree, arch):
     """[(variant, exports, asm_modversions, [(symbol, file) missing])]"""
     rows = []
     asm_mv = has_asm_modversions(tree, arch)
-    for name, bits, true, false in VARIANTS.get(arch, [(arch, "", *GENERIC[1:])]):
+    for name, bits, true, false in variants().get(arch, [(arch, "", *GENERIC[1:])]):
         own = "CONFIG_" + {"powerpc": "PPC", "um": "UML"}.get(arch, arch.upper())
         true = arch_options(tree, arch, set(true) | {own}) - set(false)
         exports, missing = {}, {}

@@ -2,27 +2,31 @@
 # SPDX-License-Identifier: GPL-2.0
 # make cross: does the keep series build with CONFIG_MODVERSIONS on other
 # architectures, where a .S export without a prototype is now an error?
-# For each line of lab/cross.tsv: tinyconfig + MODULES + MODVERSIONS + the
-# line's options (one small =m module), cross-compiled with Debian's cross
+# For each line of lab/arches.tsv with a cross_config: tinyconfig + MODULES +
+# MODVERSIONS + those options (one small =m module), cross-compiled with Debian's cross
 # gcc (installed through deps.sh), ccache, one O= folder per arch under
 # build/cross/, log kept there. Appends to build/cross/cross.tsv: arch,
 # tree, result, CPU seconds, missing-CRC messages in the log.
-# usage: cross.sh [ARCH...]    (default: every line of lab/cross.tsv)
+# usage: cross.sh [ARCH...]    (default: every line of lab/arches.tsv with a cross_config)
 #   CROSS_SRC=DIR CROSS_LABEL=NAME  build that tree instead of pristine +
 #   series-keep (e.g. a development worktree, or build/linux as "pristine")
 set -eu
 . "$(dirname "$0")/common.sh"
 
 D=$B/cross
-table=$TOP/lab/cross.tsv
 mkdir -p "$D"
 out=$D/cross.tsv
 [ -f "$out" ] || printf 'arch\ttree\tresult\tcpu_s\tmissing_crc\n' > "$out"
 
-lines=$(grep -v -e '^#' -e '^[[:space:]]*$' "$table")
-[ $# -eq 0 ] || lines=$(for a in "$@"; do
-	printf '%s\n' "$lines" | awk -F'\t' -v a="$a" '$1 == a' | grep . ||
-		die "no architecture '$a' in lab/cross.tsv"; done)
+# one line per architecture: name, ARCH, CROSS_COMPILE, compiler package, options
+all=$(table arches cross_config)
+[ $# -gt 0 ] || set -- $all
+lines=$(for a in "$@"; do
+	case " $all " in *" $a "*) ;; *) die "no architecture '$a' with a cross_config in lab/arches.tsv (those: $all)" ;; esac
+	(ARCH=$a; export ARCH; eval "$(table shell)" &&
+	 printf '%s\t%s\t%s\t%s\t%s\n' "$ARCH_NAME" "$ARCH_KARCH" "$ARCH_CROSS" "$ARCH_CC_PKG" "$ARCH_CROSS_CONFIG") ||
+		die "lab/arches.tsv: cannot read $a"
+done)
 # shellcheck disable=SC2046
 sh "$TOP/lab/deps.sh" $(printf '%s\n' "$lines" | cut -f4 | sort -u)
 

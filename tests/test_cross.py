@@ -1,12 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
 """make cross: the report section reads build/cross/cross.tsv; the arch table
-lab/cross.tsv is well formed."""
+lab/arches.tsv's make cross lines are well formed."""
 import pathlib
+import subprocess
+import sys
 import tempfile
 import unittest
 
 from compare import doc
 from compare.sections import cross
+from core import tables
 
 TOP = pathlib.Path(__file__).resolve().parent.parent
 
@@ -41,14 +44,17 @@ class CrossSectionTest(unittest.TestCase):
 
 class CrossTableTest(unittest.TestCase):
     def test_lines(self):
-        lines = [l for l in (TOP / "lab" / "cross.tsv").read_text().splitlines()
-                 if l.strip() and not l.startswith("#")]
-        self.assertIn("arm64", [l.split("\t")[0] for l in lines])
-        for l in lines:
-            f = l.split("\t")
-            self.assertEqual(len(f), 5, l)
-            self.assertTrue(f[2].endswith("-"), l)   # CROSS_COMPILE prefix
-            self.assertIn("=m", f[4], l)             # one module to build
+        lines = [a for a in tables.arches() if a["cross_config"]]
+        self.assertIn("arm64", [a["name"] for a in lines])
+        for a in lines:
+            self.assertTrue(a["cross"].endswith("-"), a)           # CROSS_COMPILE prefix
+            self.assertNotEqual(a["cc_pkg"], "-", a)               # its compiler's package
+            self.assertTrue(any("=m" in o for o in a["cross_config"]), a)  # one module to build
+
+    def test_the_shell_reads_one_line(self):
+        r = subprocess.run([sys.executable, "-m", "core.tables", "arches", "cross_config"],
+                           cwd=TOP, capture_output=True, text=True, check=True)
+        self.assertEqual(r.stdout.split(), [a["name"] for a in tables.arches() if a["cross_config"]])
 
 
 if __name__ == "__main__":

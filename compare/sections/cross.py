@@ -32,7 +32,7 @@ def blocks(data, report):
     rows = data["rows"]
     failed = [f"{r['arch']} ({r['tree']})" for r in rows if r["result"] != "pass"]
     head = (f"{len(rows)} builds of tinyconfig + MODULES + MODVERSIONS + one =m module, "
-            "cross-compiled with Debian's cross gcc (make cross; lab/cross.tsv). "
+            "cross-compiled with Debian's cross gcc (make cross; lab/arches.tsv). "
             "Missing CRC: modpost's messages for an export or import without one "
             "(a warning in pristine 6.1, an error with the keep series). ")
     head += ("Failed: " + ", ".join(failed) + ".") if failed else "All built."

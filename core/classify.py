@@ -197,7 +197,7 @@ def judge(run, att):
 
 # --- Taint ------------------------------------------------------------------
 # Letters of /proc/sys/kernel/tainted bits, in bit order (include/linux/panic.h
-# taint_flags[] of 6.1): bit 0 P (proprietary), 1 F (forced load), 2 S, 3 R
+# the base's taint_flags[]): bit 0 P (proprietary), 1 F (forced load), 2 S, 3 R
 # (forced rmmod), 4 M, 5 B, 6 U, 7 D (died), 8 A, 9 W (warning), 10 C, 11 I,
 # 12 O (out-of-tree), 13 E (unsigned), 14 L, 15 K (livepatch), 16 X, 17 T, 18 N.
 TAINT_LETTERS = "PFSRMBUDAWCIOELKXTN"

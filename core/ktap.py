@@ -4,7 +4,7 @@
 The contract is the output of qemu/guest/modvlab-load.c:
 
     KTAP version 1
-    # modvlab: release=6.1.192 version=#1 SMP ... taint=0x0
+    # modvlab: release=RELEASE version=#1 SMP ... taint=0x0
     1..N
     # case NAME: module=PATH flags=- deps=0
     # dmesg NAME: kernel log line
@@ -182,7 +182,7 @@ def _on_end(run, line, m, current):
     return None
 
 
-# "# modvlab: release=6.1.192 version=#1 SMP PREEMPT_DYNAMIC ... taint=0x0"
+# "# modvlab: release=RELEASE version=#1 SMP PREEMPT_DYNAMIC ... taint=0x0"
 # (version has spaces); any other "# modvlab: text" is a note from the guest.
 BANNER = re.compile(r"^\s*# modvlab: (.*)$")
 BANNER_RELEASE = re.compile(r"\brelease=(\S*)")

@@ -149,6 +149,16 @@ def build_dir():
     return os.environ.get("B") or os.path.join(TOP, "build", base()["base"])
 
 
+def abiname(n, b=None):
+    """Upload n's ABI name in the base's history line ("X.Y.0-{N}" -> "X.Y.0-57")."""
+    return (b or base())["abiname"].replace("{N}", str(n))
+
+
+def flavour(a=None):
+    """The Debian kernel flavour of an architecture's uploads (amd64, arm64, ...)."""
+    return (a or arch())["debian"]
+
+
 def gens_tsv():
     return os.path.join(base_path("gens"), "gens.tsv")
 
@@ -438,6 +448,7 @@ def shell():
         for k, v in row.items():
             v = ",".join(v) if isinstance(v, list) else v
             out.append(f"{prefix}_{k.upper()}={shlex.quote(v)}")
+    out.append(f"BASE_FLAVOUR={shlex.quote(flavour())}")
     out.append(f"BASE_BUILD={shlex.quote(os.path.join(TOP, 'build', base()['base']))}")
     return "\n".join(out)
 

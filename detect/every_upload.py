@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Policy every-upload (Debian since 6.1.148-1, Ubuntu): every build that is
+"""Policy every-upload (Debian since August 2025, Ubuntu): every build that is
 uploaded bumps the string, the respin included; it names no export."""
 from detect.common import cli
 

@@ -70,7 +70,7 @@ def outcomes(out, arm, boots):
 def cross_outcomes(results, out):
     """Each signature's first input, as every other arm of the results fared
     with it: the same (seed, index), the same mutations of that arm's build
-    of the seed module. A crash of pristine 6.1 that the series refuse shows
+    of the seed module. A crash of the pristine kernel that the series refuse shows
     here as fixed."""
     seen = {arm: outcomes(out, arm, a["boots"]) for arm, a in results["arms"].items()
             if "error" not in a and a.get("boots")}

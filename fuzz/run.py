@@ -296,7 +296,7 @@ def main(argv=None):
     ap.add_argument("--rate", type=float, default=20.0,
                     help="inputs/s assumed for a boot's timeout (a hang costs this)")
     ap.add_argument("--max-boots", type=int, default=int(os.environ.get("FUZZ_MAX_BOOTS", "0")),
-                    help="per arm: bounds an arm whose loader crashes often (pristine 6.1);"
+                    help="per arm: bounds an arm whose loader crashes often (a pristine kernel);"
                     " 0: one boot per 40 inputs, at least 150")
     ap.add_argument("--jobs", type=int, default=int(os.environ.get("JOBS", os.cpu_count() or 1)),
                     help="arms fuzzed at once (one TCG guest each)")

@@ -54,15 +54,15 @@ def gen_init_cpio(out):
     if exe.exists():
         return exe
     src = None
-    for cand in [os.environ.get("GEN_INIT_CPIO_C"), TOP / "build/linux/usr/gen_init_cpio.c",
-                 "/work/main/build/linux/usr/gen_init_cpio.c"]:
+    for cand in [os.environ.get("GEN_INIT_CPIO_C"),
+                 pathlib.Path(tables.build_dir()) / "linux/usr/gen_init_cpio.c"]:
         if cand and pathlib.Path(cand).is_file():
             src = pathlib.Path(cand)
             break
     if src is None:
-        tar = "/usr/src/linux-source-6.1.tar.xz"
-        subprocess.run(["tar", "-xJf", tar, "-C", str(out), "--strip-components=2",
-                        "linux-source-6.1/usr/gen_init_cpio.c"], check=True)
+        pkg = tables.base()["package"]
+        subprocess.run(["tar", "-xJf", f"/usr/src/{pkg}.tar.xz", "-C", str(out),
+                        "--strip-components=2", f"{pkg}/usr/gen_init_cpio.c"], check=True)
         src = pathlib.Path(out) / "gen_init_cpio.c"
     subprocess.run(["gcc", "-O2", "-o", str(exe), str(src)], check=True)
     return exe
@@ -205,7 +205,7 @@ def main(argv):
             if name in forced:
                 m["forced"] = forced[name]
             boots[name + f"->u{to}"] = m
-        print(f"history: booted 6.1.0-{to}: {len(cases)} cases, "
+        print(f"history: booted {tables.abiname(to)}: {len(cases)} cases, "
               f"{sum(1 for c in cases if normal[c[0]]['outcome'] == 'loaded')} loaded, "
               f"{len(refused)} forced", file=sys.stderr)
     (pathlib.Path(out) / "boots.json").write_text(json.dumps(boots, indent=1))

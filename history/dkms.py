@@ -68,7 +68,7 @@ def build(out, key, src, subdir, args, n, log):
     if not done.exists():
         shutil.rmtree(dst, ignore_errors=True)
         shutil.copytree(src, dst, symlinks=True)
-        hdr = upload_paths(out, n)["root"] / "usr/src" / f"linux-headers-6.1.0-{n}-amd64"
+        hdr = upload_paths(out, n)["symvers"].parent
         extra = [a.replace("{src}", str(dst.resolve())) for a in args.split()]
         with open(log, "w") as lf:
             r = subprocess.run(["make", "-j2", "-C", str(hdr.resolve()),
@@ -131,7 +131,7 @@ def main(argv):
             builds[pkg, n] = build(out, pkg.replace(":", "-"), got[0], spec["dir"], spec["args"],
                                    n, logs / f"dkms-{pkg.replace(':', '-')}-{n}.log")
             if isinstance(builds[pkg, n], str):
-                print(f"history: {pkg} does not build against 6.1.0-{n}'s headers "
+                print(f"history: {pkg} does not build against {tables.abiname(n)}'s headers "
                       f"({builds[pkg, n]})", file=sys.stderr)
     wanted = [dict(r) for r in rows if pkgs.get(r["package"])]
     if user:    # every module the user's directory builds
@@ -139,7 +139,7 @@ def main(argv):
         names = sorted(first) if isinstance(first, dict) else ["(build failed)"]
         wanted += [{"package": "user:" + pathlib.Path(user).name, "module": m, "check": None}
                    for m in names]
-    result = [{"module": w["module"], "package": pkgs[w["package"]][1], "built_for": f"6.1.0-{f}",
+    result = [{"module": w["module"], "package": pkgs[w["package"]][1], "built_for": tables.abiname(f),
                "build": "ok" if isinstance(builds[w["package"], f], dict)
                and w["module"] in builds[w["package"], f] else
                (builds[w["package"], f] if isinstance(builds[w["package"], f], str)
@@ -148,8 +148,7 @@ def main(argv):
     for ti, to in enumerate(nums):
         facts_to = upload_facts(out, to)
         cases, where = [], {}
-        for res, w in zip(result, [w for w in wanted for _ in nums]):
-            f = res["built_for"].split("-")[-1]
+        for res, (w, f) in zip(result, [(w, f) for w in wanted for f in nums]):
             if nums.index(f) > ti or res["build"] != "ok":
                 continue
             kos = builds[w["package"], f]
@@ -165,13 +164,13 @@ def main(argv):
             continue
         got = boot_all(out, to, "dkms", cases, {})
         for name, res in where.items():
-            res["outcomes"][f"6.1.0-{to}"] = got[name]["outcome"]
-            res["checks"][f"6.1.0-{to}"] = got[name]["check"]
+            res["outcomes"][tables.abiname(to)] = got[name]["outcome"]
+            res["checks"][tables.abiname(to)] = got[name]["check"]
             reason = next((d for d in reversed(got[name]["dmesg"])
                            if "disagrees" in d or "Unknown" in d or "magic" in d), None)
             if reason:
-                res.setdefault("reasons", {})[f"6.1.0-{to}"] = reason
-        print(f"history: dkms into 6.1.0-{to}: {len(cases)} loads, "
+                res.setdefault("reasons", {})[tables.abiname(to)] = reason
+        print(f"history: dkms into {tables.abiname(to)}: {len(cases)} loads, "
               f"{sum(1 for n in where if got[n]['outcome'] == 'loaded')} loaded", file=sys.stderr)
     (pathlib.Path(out) / "dkms.json").write_text(json.dumps(result, indent=1))
     return rc

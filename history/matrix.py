@@ -11,12 +11,13 @@ import os
 import pathlib
 import sys
 
+from core import tables
 from history.modfacts import FactsError, module_facts, read_symvers
 
 
 def upload_paths(out, n):
     root = pathlib.Path(out) / "up" / str(n)
-    rel = f"6.1.0-{n}-amd64"
+    rel = f"{tables.abiname(n)}-{tables.flavour()}"
     return {"root": root, "mods": root / "lib/modules" / rel / "kernel",
             "symvers": root / "usr/src" / f"linux-headers-{rel}" / "Module.symvers",
             "vmlinuz": root / "boot" / f"vmlinuz-{rel}"}

@@ -1,13 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# make history: fetch Debian's 6.1 uploads, the host matrix, the booted sample
+# make history: fetch Debian's uploads of the base, the host matrix, the booted sample
 # (normal + forced), the DKMS builds and loads, then history.json + history.svg.
-# env: OUT (build/history)  HISTORY ("55 57", or "newest:K"; empty = every upload)
+# env: OUT (build/BASE/history)  HISTORY ("55 57", or "newest:K"; empty = every upload)
 #      SAMPLE_ONLY / DKMS_ONLY (module / package names that limit the tables)
 #      MODULES (a directory of out-of-tree module source, built like DKMS)
 set -u
-TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
-OUT=${OUT:-$TOP/build/history}
+. "$(dirname "$0")/../lab/common.sh"
+OUT=${OUT:-$B/history}
 mkdir -p "$OUT/logs" || exit 1
 cd "$TOP" || exit 1
 case ${HISTORY:-} in

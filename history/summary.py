@@ -9,7 +9,7 @@ import json
 import pathlib
 import sys
 
-from core import plot
+from core import plot, tables
 
 # the policies compared (no oracle: each is a rule for the distributor's string)
 POLICIES = {
@@ -100,7 +100,7 @@ def main(argv):
         pk = (out / "up" / str(n) / "packages").read_text().split("\n")
         pk = [x for x in pk if x]
         ver = next((x.split()[1] for x in pk if x.startswith("linux-image-")), None)
-        uploads.append({"abiname": f"6.1.0-{n}", "version": ver, "modules": matrix["modules"][n],
+        uploads.append({"abiname": tables.abiname(n), "version": ver, "modules": matrix["modules"][n],
                         "packages": pk})
     sample = []
     for case in boots.values():
@@ -129,7 +129,7 @@ def main(argv):
                 if refused_by(pol, raw, bumped):
                     counts[c["judged"]] += 1
             by_policy[pol] = counts
-        updates.append({"from": f"6.1.0-{f}", "to": f"6.1.0-{t}",
+        updates.append({"from": tables.abiname(f), "to": tables.abiname(t),
                         "consecutive": nums.index(t) == nums.index(f) + 1,
                         **{k: pair[k] for k in ("crc_changed", "added", "removed",
                                                 "module_layout_changed")},
@@ -138,7 +138,9 @@ def main(argv):
                         "agree": sum(1 for c in cases if c["agree"]),
                         "forced": by_policy["modversions"], "refusals": by_policy})
     dkms = read_json(out / "dkms.json", [])
-    res = {"uploads": uploads, "policies": POLICIES, "updates": updates,
+    b = tables.base()
+    res = {"base": b["base"], "abiname": b["abiname"],
+           "uploads": uploads, "policies": POLICIES, "updates": updates,
            "sample": sample, "dkms": dkms}
     (out / "history.json").write_text(json.dumps(res, indent=1))
     try:
@@ -147,7 +149,7 @@ def main(argv):
         pass
     bad = [c for c in sample if not c["agree"]]
     for c in bad:
-        print(f"history: 6.1.0-{c['from']} {c['module']} into 6.1.0-{c['to']}: host predicted "
+        print(f"history: {tables.abiname(c['from'])} {c['module']} into {tables.abiname(c['to'])}: host predicted "
               f"{c['predicted']}, the boot said {c['observed']}", file=sys.stderr)
     return 1 if bad else 0
 

@@ -11,7 +11,7 @@ die() { printf 'modvlab: error: %s\n' "$*" >&2; exit 1; }
 
 # The selected base and architecture (BASE=, ARCH=; lab/bases.tsv and
 # lab/arches.tsv): BASE_<FIELD>, ARCH_<FIELD>, BASE_BUILD (build/BASE)
-_tables=$(table shell) || die "lab/bases.tsv or lab/arches.tsv: see above"
+_tables=$(table shell) || exit 1   # core.tables said why, in one line
 eval "$_tables"
 B=${B:-$BASE_BUILD}
 TREE=$B/linux                  # git repo; its work tree is the pristine source

@@ -6,7 +6,7 @@
 # in an arm of its own, ARM-$VARIANT (build/arms/ARM-kasan/: its own worktree
 # at the arm's commit, its own O=, its own modules and corpus). Then the
 # verdict: a kernel bug report (Oops, BUG, WARNING, KASAN, UBSAN) other than
-# the crashes workload/robust.tsv declares (pristine 6.1 loader bugs, shown as
+# the crashes workload/robust.tsv declares (the pristine loaders' bugs, shown as
 # findings), a failed health check or an outcome other than declared fails
 # the run, one line each.
 # usage: robust.sh ARM...      env: VARIANT=kasan (empty: no sanitizer pass),

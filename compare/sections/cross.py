@@ -34,7 +34,7 @@ def blocks(data, report):
     head = (f"{len(rows)} builds of tinyconfig + MODULES + MODVERSIONS + one =m module, "
             "cross-compiled with Debian's cross gcc (make cross; lab/arches.tsv). "
             "Missing CRC: modpost's messages for an export or import without one "
-            "(a warning in pristine 6.1, an error with the keep series). ")
+            "(a warning in the pristine tree, an error with the keep series). ")
     head += ("Failed: " + ", ".join(failed) + ".") if failed else "All built."
     return [doc.H(2, TITLE), doc.P(head),
             doc.Table(["arch", "tree", "result", "CPU s", "missing CRC"],

@@ -1,15 +1,32 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Real updates: Debian's own 6.1 kernel uploads, their in-tree modules and real
-DKMS modules, and what each versioning policy does with them (make history)."""
+"""Real updates: Debian's own kernel uploads of the base, their in-tree modules
+and real DKMS modules, and what each versioning policy does with them (make
+history)."""
 import json
+import re
 
+from core import tables
 from history.summary import svg
 
 from .. import doc
 from .cells import NONE, num
 
 KEY = "history"
-TITLE = "Real updates: Debian's 6.1 uploads"
+TITLE = "Real updates: Debian's uploads"
+
+
+def line_of(data):
+    """(base, ABI name of upload n, upload number of an ABI name) of the
+    history line the file was made from (a file without: the selected base)."""
+    b = tables.base()
+    pattern = data.get("abiname") or b["abiname"]
+    pre, _, post = pattern.partition("{N}")
+    num_re = re.compile(re.escape(pre) + r"(\d+)" + re.escape(post) + "$")
+
+    def number(abi):
+        m = num_re.match(abi)
+        return int(m.group(1)) if m else -1
+    return data.get("base") or b["base"], lambda n: pattern.replace("{N}", str(n)), number
 
 
 def load(build, report):
@@ -21,7 +38,8 @@ def load(build, report):
 
 
 def blocks(data, report):
-    out = [doc.H(2, TITLE)]
+    base, name, number = line_of(data)
+    out = [doc.H(2, f"Real updates: Debian's {base} uploads")]
     ups = data.get("uploads") or []
     out.append(doc.P(f"{len(ups)} uploads the archive serves: "
                      + ", ".join(f"{u['abiname']} ({u['version']}, {num(u.get('modules'))} modules)"
@@ -65,14 +83,14 @@ def blocks(data, report):
         out.append(doc.Details(f"The booted sample ({len(sample)} loads)", [doc.Table(
             ["from", "to", "module", "host predicted", "boot", "check", "forced", "forced check",
              "forced: last kernel line"],
-            [[f"6.1.0-{c['from']}", f"6.1.0-{c['to']}", doc.Code(c["module"]), c["predicted"],
+            [[name(c["from"]), name(c["to"]), doc.Code(c["module"]), c["predicted"],
               c["observed"], c.get("check") or NONE, c.get("forced") or NONE,
               c.get("forced_check") or NONE,
               doc.Code(c["forced_reason"]) if c.get("forced") and c.get("forced_reason") else NONE]
              for c in sample])]))
     dk = data.get("dkms") or []
     if dk:
-        later = sorted({k for d in dk for k in d["outcomes"]}, key=lambda a: int(a.split("-")[-1]))
+        later = sorted({k for d in dk for k in d["outcomes"]}, key=number)
         out.append(doc.H(3, "Out-of-tree (DKMS) modules"))
         out.append(doc.Table(["module", "package", "built for", "build"] + later,
                              [[doc.Code(d["module"]), d["package"], d["built_for"],

@@ -56,6 +56,8 @@ DWARF_ARM ?= nomodv
 DETECTORS ?=
 # The pristine arms always; a series arm once its series file exists.
 ARMS ?= $(shell cd $(TOP) && python3 -m core.tables arms ready)
+# the arm every other is measured against (arms.tsv's role)
+REFERENCE_ARM := $(shell cd $(TOP) && python3 -m core.tables arms reference)
 # the arms whose series exists in this base (make bisect)
 SERIES_ARMS := $(shell cd $(TOP) && python3 -m core.tables arms series)
 
@@ -87,7 +89,7 @@ help:
 	@echo '  deps         check Debian packages; install the missing ones as root'
 	@echo '  tree         extract the base'"'"'s Debian source into $(B)/linux (once)'
 	@echo '  clean        remove the arms (objects, logs, report); keep the tree'
-	@echo '  clean-tree   remove all of build/'
+	@echo '  clean-tree   remove all of $(B) (this base'"'"'s build folder)'
 	@echo
 	@echo 'Variables:'
 	@echo '  BASE=$(BASE)            kernel base (lab/bases.tsv; default: its first line)'
@@ -148,7 +150,7 @@ compare-run: $(addprefix build-,$(ARMS))
 # detect-dwarf when it exists. The string policies (policies.tsv) read the
 # result, so it runs after base's generations and before the string arms
 # build theirs.
-detect: $(if $(filter base,$(ARMS)),build-base)
+detect: $(if $(filter $(REFERENCE_ARM),$(ARMS)),build-$(REFERENCE_ARM))
 	@python3 -m detect.run $(if $(DETECTORS),--only $(DETECTORS))
 
 $(addprefix build-,$(filter $(STRING_ARMS),$(ARMS))): detect

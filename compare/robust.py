@@ -33,7 +33,7 @@ import json
 import os
 import time
 
-from core import classify
+from core import classify, tables
 
 HEALTHY = "loaded"
 
@@ -56,8 +56,9 @@ def observed(c):
 
 
 def _variant(arm):
-    base, dash, variant = arm.partition("-")
-    return (variant, base) if dash else (None, None)
+    """(variant, arm) of a variant build (base-kasan: kasan, base), else (None, None)."""
+    of, variant = tables.split_variant(arm)
+    return (variant, of) if variant else (None, None)
 
 
 def robustness(cases):

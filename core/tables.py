@@ -13,6 +13,7 @@ stderr and exits 1.
                                                    exists; series: only the latter)
     python3 -m core.tables gens                 the generations GENS names (checked)
     python3 -m core.tables arms string          the arms whose string a policy sets
+    python3 -m core.tables arms reference       the reference arm (arms.tsv's role)
     python3 -m core.tables string ARM           abi | release | - (arms.tsv)
     python3 -m core.tables kernels ABI          one line per generation kernel (GENS)
                                                    to build: GEN PATCH KID STRING
@@ -206,16 +207,42 @@ def bootable(a):
 
 # --- arms -------------------------------------------------------------------
 
+ROLES = ("reference",)
+
+
 def arms(path=ARMS_TSV):
-    """The arms, in report order: [{arm, series, string, note}]."""
-    rows = _unique(path, read_tsv(path, ["arm", "series", "string", "note"], keep_line=True),
-                   "arm", "arms")
+    """The arms, in report order: [{arm, series, string, note, role}]."""
+    rows = _unique(path, read_tsv(path, ["arm", "series", "string", "note", "role"],
+                                  optional=1, keep_line=True), "arm", "arms")
     for a in rows:
         if a["string"] not in STRINGS:
             raise TableError(f"{path}:{a['line']}: string: {a['string']} is not one of "
                              f"{', '.join(STRINGS)}")
+        if a["role"] not in ROLES + ("-",):
+            raise TableError(f"{path}:{a['line']}: role: {a['role']} is not one of "
+                             f"-, {', '.join(ROLES)}")
         del a["line"]
+    refs = [a["arm"] for a in rows if a["role"] == "reference"]
+    if len(refs) != 1:
+        raise TableError(f"{path}: want one arm of role reference, got {len(refs)}")
     return rows
+
+
+def reference_arm(path=ARMS_TSV):
+    """The arm every other is measured against (arms.tsv's role reference)."""
+    return next(a["arm"] for a in arms(path) if a["role"] == "reference")
+
+
+def split_variant(name, path=ARMS_TSV):
+    """(arm, variant) of a variant build ARM-VARIANT (base-kasan: base, kasan),
+    (name, None) for an arm itself, (None, None) for anything else."""
+    names = arm_names(path)
+    if name in names:
+        return name, None
+    for arm in sorted(names, key=len, reverse=True):
+        if name.startswith(arm + "-") and len(name) > len(arm) + 1:
+            return arm, name[len(arm) + 1:]
+    return None, None
 
 
 def arm_string(arm, path=ARMS_TSV):
@@ -486,6 +513,8 @@ def main(argv):
     elif cmd == "arms" and args == ["series"]:
         print(" ".join(a["arm"] for a in arms() if series_dir(a["arm"]) is not None
                        and os.path.isfile(os.path.join(series_dir(a["arm"]), "series"))))
+    elif cmd == "arms" and args == ["reference"]:
+        print(reference_arm())
     elif cmd == "arms" and args == ["string"]:
         print(" ".join(a["arm"] for a in arms() if a["string"] != "-"))
     elif cmd == "string" and len(args) == 1:

@@ -132,7 +132,7 @@ def main(argv=None):
     ap.add_argument("--out")
     ap.add_argument("--only", help="comma-separated detectors (default: all)")
     a = ap.parse_args(argv)
-    dirs = {"crc": a.crc or os.path.join(a.build, "arms", "base", "kernels"),
+    dirs = {"crc": a.crc or os.path.join(a.build, "arms", tables.reference_arm(), "kernels"),
             "dwarf": a.dwarf or os.path.join(a.build, "arms", "nomodv-dwarf", "kernels")}
     out_path = a.out or os.path.join(a.build, "detect", "detectors.json")
     save = os.path.join(os.path.dirname(out_path), "abidiff")

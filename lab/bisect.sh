@@ -15,9 +15,11 @@ series=$(table series "$arm") || die "no arm $arm"
 D=$B/bisect src=$B/bisect/$arm-src
 mkdir -p "$D"
 out=$D/$arm.tsv
-# the pristine tree alone (lab/worktree.sh with the pristine arm base's
-# empty series); the patches go on one at a time below
-sh "$TOP/lab/worktree.sh" --fresh "$src" "$src.id" base
+# the pristine tree alone (lab/worktree.sh with the reference arm's empty
+# series); the patches go on one at a time below
+ref=$(table arms reference) || die "workload/arms.tsv: no reference arm"
+[ "$(table series "$ref")" = - ] || die "the reference arm $ref has a series"
+sh "$TOP/lab/worktree.sh" --fresh "$src" "$src.id" "$ref"
 gs() { git -C "$src" -c user.name=modvlab -c user.email=modvlab@localhost "$@"; }
 
 # build SRC-state CONFIG-NAME FRAGMENT...: configure (if the fragments took)
@@ -40,7 +42,7 @@ bad=0 k=0
 for p in $(grep -v -e '^#' -e '^[[:space:]]*$' "$series/series"); do
 	k=$((k + 1))
 	gs am -q "$series/$p" >/dev/null 2>&1 || die "$p does not apply on the patches before it"
-	for cfg in "$arm" base; do
+	for cfg in "$arm" "$ref"; do
 		# shellcheck disable=SC2046
 		r=$(build "$cfg" $(lab_fragments) "$TOP/qemu/config/$cfg.config")
 		cpu=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['cpu_s'])" "$D/$arm-$cfg.json" 2>/dev/null || echo -)

@@ -92,9 +92,10 @@ def series_stats(src, arm):
 
 def bloat_vs_base(arm, vmlinux):
     """The tree's scripts/bloat-o-meter, base's vmlinux against this arm's."""
-    base = os.path.join(B, "arms", "base", "kernels", "G0", "vmlinux")
+    ref = tables.reference_arm()
+    base = os.path.join(B, "arms", ref, "kernels", "G0", "vmlinux")
     tool = os.path.join(B, "linux", "scripts", "bloat-o-meter")
-    if arm == "base" or not os.path.isfile(base):
+    if arm == ref or not os.path.isfile(base):
         return None
     r = subprocess.run([tool, base, vmlinux], capture_output=True, text=True)
     if r.returncode:

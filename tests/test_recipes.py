@@ -2,8 +2,10 @@
 """README's recipes, as a newcomer follows them, in a scratch copy of the lab:
 a generation, a probe user, a case and a corpus input are added as files
 only, then workload/build.sh (against a stub make) and python3 -m plan
-(against a stub nm) must pick them all up without any script edit. Also: a
-module set that fails to build names make's failing line."""
+(against a stub nm) must pick them all up without any script edit. So must
+a base (a lab/bases.tsv line: its build folder, its generations reach the
+planner) and an architecture (a lab/arches.tsv line reaches the boot
+command). Also: a module set that fails to build names make's failing line."""
 import json
 import os
 import pathlib
@@ -174,6 +176,80 @@ class TestRecipes(unittest.TestCase):
         r = self.run_in(sys.executable, "-m", "core.tables", "kernels", "lab", env={"GENS": "G99"})
         self.assertEqual(r.stdout.split("\n")[:2], ["G99\tG99-new.patch\tG99\t-",
                                                    "G99\tG99-new.patch\tG99-every-upload\tlab.G99"])
+
+    def add_base(self):
+        """A base 9.9 with its own generations folder (a copy plus G77)."""
+        gens = self.top / "bases" / "9.9" / "gens"
+        if not gens.is_dir():
+            shutil.copytree(self.top / "workload" / "gens", gens)
+            (gens / "G77-base.patch").write_text("--- a/x\n+++ b/x\n")
+            append(gens / "gens.tsv", "G77\tG77-base.patch\tmodvlab_probe_c\t-\tonly in 9.9")
+            append(self.top / "lab" / "bases.tsv", "9.9\tlinux-source-9.9\ttestsuite\thost\t"
+                   "9.9.0-{N}\tlinux-kbuild-9.9\tbases/9.9\tworkload/probe\tbases/9.9/gens\t-\t"
+                   "a base added by a table line")
+
+    def test_a_base_is_one_table_line(self):
+        self.add_base()
+        env = {k: v for k, v in self.env.items() if k != "B"}
+        r = subprocess.run([sys.executable, "-m", "core.tables", "build-dir"], cwd=self.top,
+                           env=dict(env, BASE="9.9"), capture_output=True, text=True, check=True)
+        self.assertEqual(r.stdout.strip(), str(self.top / "build" / "9.9"))
+        (self.top / "lab" / "_show.sh").write_text(
+            '. "$(dirname "$0")/common.sh"\necho "$B $TREE $BASE_PACKAGE $BASE_GENS"\n')
+        r = subprocess.run(["sh", "lab/_show.sh"], cwd=self.top, env=dict(env, BASE="9.9"),
+                           capture_output=True, text=True, check=True)
+        b = self.top / "build" / "9.9"
+        self.assertEqual(r.stdout.split(), [str(b), str(b / "linux"), "linux-source-9.9",
+                                            "bases/9.9/gens"])
+        # the default base is the table's first line, and its folder another
+        r = subprocess.run([sys.executable, "-m", "core.tables", "build-dir"], cwd=self.top,
+                           env=env, capture_output=True, text=True, check=True)
+        self.assertNotEqual(r.stdout.strip(), str(b))
+        # an unknown base is one line and a non-zero exit
+        r = subprocess.run(["sh", "lab/_show.sh"], cwd=self.top, env=dict(env, BASE="0.0"),
+                           capture_output=True, text=True)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertIn("BASE=0.0: no such base", r.stderr)
+        # the planner reads the base's generations, and keeps the copy it ran with
+        self.plan()
+        self.run_in(sys.executable, "-m", "plan", "base",
+                    env={"BASE": "9.9", "GENS": "G77", "PLANS": ""})
+        p = json.loads((self.b / "arms" / "base" / "plan.json").read_text())
+        self.assertIn("G77", {c["gen"] for c in p["cases"] + p["not_run"]})
+        self.assertIn("G77\t", (self.b / "tables" / "gens.tsv").read_text())
+        self.plan()     # back to the default base's plan for the other tests
+
+    def test_an_architecture_is_one_table_line(self):
+        arches = self.top / "lab" / "arches.tsv"
+        if "fakearch" not in arches.read_text():
+            append(arches, "\t".join([
+                "fakearch", "x86_64", "x86", "amd64", "-", "gcc", "arch/x86/boot/bzImage",
+                "qemu-system-fake:qemu-system-fake", "virt", "fakecpu", "ttyFAKE0", "earlycon",
+                "-", "qemu/config/arch/x86_64.config", "rela", "-", "-", "-", "-",
+                "an architecture added by a table line"]))
+            append(arches, "\t".join(["noqemu", "x86_64", "x86", "amd64"] + ["-"] * 10
+                                     + ["rela", "-", "-", "-", "-", "no QEMU line"]))
+        fake = self.top.parent / "bin" / "qemu-system-fake"
+        fake.write_text("#!/bin/sh\necho fake qemu\n")
+        fake.chmod(0o755)
+        d = self.b / "arms" / "base" / "boot"
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "archboot.cpio.gz").write_text("")
+        kernel = self.b / "arms" / "base" / "kernels" / "G0" / "bzImage"
+        r = self.run_in("sh", "qemu/boot.sh", "base", "archboot",
+                        env={"ARCH": "fakearch", "KERNEL": str(kernel), "TIMEOUT": "10"})
+        cmd = (d / "archboot.cmd").read_text()
+        for want in ("qemu-system-fake ", "-machine virt,accel=tcg", "-cpu fakecpu",
+                     "console=ttyFAKE0", " earlycon "):
+            self.assertIn(want, cmd)
+        self.assertNotIn("tsc", cmd)
+        # a line without a QEMU machine: one line, non-zero
+        r = self.run_in("sh", "qemu/boot.sh", "base", "archboot",
+                        env={"ARCH": "noqemu", "KERNEL": str(kernel)}, check=False)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("ARCH=noqemu cannot boot here", r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
 
     def test_failed_module_set_names_the_line(self):
         r = self.run_in("sh", "workload/build.sh", "base", env={"FAKE_MAKE_FAIL": "1"},

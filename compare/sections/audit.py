@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The modversions audit: exports without a CRC and modpost's missing-CRC messages."""
+from core import tables
+
 from .. import doc
 from .cells import C, NONE, case_names, num
 
@@ -43,10 +45,11 @@ def audit_blocks(report):
             rows.append(row)
         out.append(doc.Table(["arm"] + [what for _, what in AUDIT_KEYS], rows,
                              align="lrrrr", cls="audit"))
-        base = audited.get("base")
+        ref = tables.reference_arm()
+        base = audited.get(ref)
         items = []
         for arm, au in audited.items():
-            if arm == "base" or base is None:
+            if arm == ref or base is None:
                 continue
             items.append([doc.Bold(arm), " relative to base: "] + audit_diff(base, au))
         if items:

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """Costs: the lab's build CPU and boots, make bench's numbers, its targets and the lab's own wall times."""
-from core import plot
+from core import plot, tables
 
 from .. import doc
 from .cells import NONE, num
@@ -9,7 +9,7 @@ from .cells import NONE, num
 def cost_blocks(report):
     arms = report["arms"]
     out = [doc.H(2, "Costs")]
-    bcpu = (arms.get("base") or {}).get("build_cpu_s")
+    bcpu = (arms.get(tables.reference_arm()) or {}).get("build_cpu_s")
     rows = []
     for arm, a in arms.items():
         cpu = a.get("build_cpu_s")

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Code size per arm against base: vmlinux, bzImage, exports, the workload, the series."""
+from core import tables
+
 from .. import doc
 from ..load import VMLINUX_KEYS, WORKLOAD_SET
 from .cells import C, NONE, delta, num
@@ -7,13 +9,14 @@ from .cells import C, NONE, delta, num
 
 def size_blocks(report):
     arms = report["arms"]
-    base = arms.get("base")
+    ref = tables.reference_arm()
+    base = arms.get(ref)
     out = [doc.H(2, "Code size vs base")]
     b = base or {}
     bv, bw, bs = b.get("vmlinux") or {}, b.get("workload") or {}, b.get("series") or {}
     rows = []
     for arm, a in arms.items():
-        is_base = arm == "base"
+        is_base = arm == ref
         v, w, s = a.get("vmlinux") or {}, a.get("workload") or {}, a.get("series") or {}
         built = {True: "yes", False: "FAILED", None: NONE}[a.get("built")]
         rows.append([doc.Bold(arm), built]
@@ -43,7 +46,7 @@ def size_blocks(report):
         f"{NONE} = not measured."))
     bloat_lines, measured = [], False
     for arm, a in arms.items():
-        if arm == "base":
+        if arm == ref:
             continue
         bl = a.get("bloat_vs_base")
         if isinstance(bl, dict):

@@ -32,7 +32,9 @@ def release_gate(report, cases):
     """For the arms the CRCs decide: what a detector used as a release gate
     would hold back (a declared change the CRCs miss that it flags)."""
     misses = (report.get("detectors") or {}).get("crc_misses") or {}
-    arms = [a for a in ("base", "keep") if any(c["arm"] == a for c in cases)]
+    # the arms the CRCs decide (no distributor string)
+    arms = [a for a in tables.arm_names() if tables.arm_string(a) == "-"
+            and any(c["arm"] == a for c in cases)]
     out = []
     for g, x in misses.items():
         if not x["caught_by"] or not arms:

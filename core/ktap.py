@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Parser of one guest console log: the loader's KTAP output among kernel printk noise.
 
-The contract is the output of qemu/guest/modvlab-load.c:
+The contract is the output of guest/modvlab-load.c:
 
     KTAP version 1
     # modvlab: release=RELEASE version=#1 SMP ... taint=0x0

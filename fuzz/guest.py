@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""One fuzz guest, host side: the driver built from fuzz/driver/modvlab-fuzz.c, the
+"""One fuzz guest, host side: the driver built from guest/fuzz/modvlab-fuzz.c, the
 initramfs, a boot (or a restore of fuzz/snapshot.py's saved guest) watched for
 hangs, and what its console said (Boot)."""
 import gzip
@@ -14,10 +14,10 @@ from . import signature
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
-SRC = os.path.join(HERE, "driver", "modvlab-fuzz.c")
+SRC = os.path.join(TOP, "guest", "fuzz", "modvlab-fuzz.c")
 # the mutator, shared by the guest driver and the host writer
-SOURCES = [SRC, os.path.join(HERE, "driver", "mutate.c"),
-           os.path.join(HERE, "driver", "mutate.h")]
+SOURCES = [SRC, os.path.join(TOP, "guest", "fuzz", "mutate.c"),
+           os.path.join(TOP, "guest", "fuzz", "mutate.h")]
 PROGRESS = re.compile(r"^F (\d+)\s*$")
 LOADED = re.compile(r"^L (\d+) ")
 HEALTH_FAIL = re.compile(r"^H (\d+) (\d+)")

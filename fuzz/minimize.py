@@ -24,7 +24,7 @@ def build(seed, data, positions):
 
 def spec(positions):
     """"a-b,c,..." of positions: a candidate as the guest driver's cands
-    mode reads it (fuzz/driver/modvlab-fuzz.c build_cand)."""
+    mode reads it (guest/fuzz/modvlab-fuzz.c build_cand)."""
     ps, out, i = sorted(positions), [], 0
     while i < len(ps):
         j = i

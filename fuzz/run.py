@@ -3,7 +3,7 @@
 """make fuzz: the module fuzzer on every arm, in QEMU guests.
 
 Per arm: the good modules build/arms/ARM/mods/main/*.ko are the seeds, the
-arm's G0 kernel boots with fuzz/driver/modvlab-fuzz.c as /init, which generates and
+arm's G0 kernel boots with guest/fuzz/modvlab-fuzz.c as /init, which generates and
 loads inputs FIRST.. of the seed (thousands per boot, none in the initramfs).
 On an oops or a hang the console's last "F n" names the input: it is a crash,
 the next boot resumes after it. Each distinct crash signature (first splat

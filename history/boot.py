@@ -115,14 +115,14 @@ def run_boot(out, to, boot, cases, env):
     loop = next(up["mods"].glob("drivers/block/loop.ko"), None)
     if loop:
         files["/m/k/loop.ko"] = str(loop)
-    files["/m/hcheck"] = str(TOP / "history/guest/hcheck")
+    files["/m/hcheck"] = str(TOP / "guest/history/hcheck")
     img = fs_images(out)
     for p in img.iterdir():
         files[f"/m/img/{p.name}"] = str(p)
     (d / f"{boot}.plan").write_text("\n".join(lines) + "\n")
     (d / f"{boot}.files").write_text("".join(f"{g}\t{os.path.abspath(h)}\n"
                                              for g, h in files.items()))
-    e = dict(os.environ, B=str(lab.resolve()), INIT=str(TOP / "history/guest/init"),
+    e = dict(os.environ, B=str(lab.resolve()), INIT=str(TOP / "guest/history/init"),
              KERNEL=str(up["vmlinuz"].resolve()), MEM="512M",
              TIMEOUT=str(60 + 4 * len(cases)), **env)
     subprocess.run(["sh", str(TOP / "qemu/initramfs.sh"), f"u{to}", boot], env=e, check=True)

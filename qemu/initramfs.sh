@@ -3,7 +3,7 @@
 # Build one boot's initramfs without root, with the tree's usr/gen_init_cpio:
 # base layout, busybox, the loader, the modules, the plan. Pinned timestamps.
 # usage: initramfs.sh ARM BOOT   (after python3 -m plan ARM)
-#        env INIT=script replaces qemu/guest/init (the runner-fault tests)
+#        env INIT=script replaces guest/init (the runner-fault tests)
 set -eu
 . "$(dirname "$0")/../lab/common.sh"
 
@@ -18,8 +18,8 @@ loader=$B/guest/modvlab-load
 
 # the loader: static, so the initramfs needs no libc
 mkdir -p "$B/guest"
-if [ ! -x "$loader" ] || [ "$TOP/qemu/guest/modvlab-load.c" -nt "$loader" ]; then
-	gcc -static -O2 -Wall -Wextra -Werror -o "$loader" "$TOP/qemu/guest/modvlab-load.c" ||
+if [ ! -x "$loader" ] || [ "$TOP/guest/modvlab-load.c" -nt "$loader" ]; then
+	gcc -static -O2 -Wall -Wextra -Werror -o "$loader" "$TOP/guest/modvlab-load.c" ||
 		die "cannot build the guest loader (need libc6-dev for static glibc)"
 fi
 [ -x "$cpio" ] || make -C "$A/src" O="$A/obj" $KARGS usr/gen_init_cpio >/dev/null ||
@@ -33,7 +33,7 @@ list=$d/$boot.cpio-list
 	# busybox and the init script
 	echo "file /bin/busybox $busybox 0755 0 0"
 	echo "slink /bin/sh busybox 0777 0 0"
-	echo "file /init ${INIT:-$TOP/qemu/guest/init} 0755 0 0"
+	echo "file /init ${INIT:-$TOP/guest/init} 0755 0 0"
 	# the loader and its plan
 	echo "file /bin/modvlab-load $loader 0755 0 0"
 	echo "file /plan $d/$boot.plan 0644 0 0"

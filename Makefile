@@ -8,7 +8,14 @@ TOP    := $(CURDIR)
 # empty: each table's first line. Each base builds in build/BASE/.
 BASE   ?=
 ARCH   ?=
-export BASE ARCH
+# exported only when set: kbuild reads ARCH too (the lab passes the table's
+# karch on every make of a tree), and an empty one would break it
+ifneq ($(BASE),)
+export BASE
+endif
+ifneq ($(ARCH),)
+export ARCH
+endif
 B      ?= $(shell cd $(TOP) && python3 -m core.tables build-dir)
 ifeq ($(B),)
 $(error lab/bases.tsv or lab/arches.tsv: see above)

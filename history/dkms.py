@@ -71,9 +71,11 @@ def build(out, key, src, subdir, args, n, log):
         hdr = upload_paths(out, n)["symvers"].parent
         extra = [a.replace("{src}", str(dst.resolve())) for a in args.split()]
         with open(log, "w") as lf:
+            # the headers' own ARCH, not the lab's ARCH= (a lab/arches.tsv name)
+            env = {k: v for k, v in os.environ.items() if k != "ARCH"}
             r = subprocess.run(["make", "-j2", "-C", str(hdr.resolve()),
                                 f"M={(dst / subdir).resolve()}", *extra, "modules"],
-                               stdout=lf, stderr=subprocess.STDOUT)
+                               stdout=lf, stderr=subprocess.STDOUT, env=env)
         (dst / ".status").write_text(str(r.returncode))
         done.touch()
     if (dst / ".status").read_text() != "0":

@@ -13,9 +13,9 @@ obj=$B/hog
 mkdir -p "$obj"
 if [ -f "$TREE/Makefile" ]; then
 	while :; do
-		nice -n 10 make -C "$TREE" O="$obj" defconfig >"$obj/build.log" 2>&1
-		nice -n 10 make -C "$TREE" O="$obj" -j"$JOBS" CC=gcc vmlinux >>"$obj/build.log" 2>&1 || :
-		make -C "$TREE" O="$obj" clean >/dev/null 2>&1 || :
+		nice -n 10 make -C "$TREE" O="$obj" $KARGS defconfig >"$obj/build.log" 2>&1
+		nice -n 10 make -C "$TREE" O="$obj" $KARGS -j"$JOBS" CC="${KCC#ccache }" vmlinux >>"$obj/build.log" 2>&1 || :
+		make -C "$TREE" O="$obj" $KARGS clean >/dev/null 2>&1 || :
 	done
 else
 	for _ in $(seq "$JOBS"); do nice -n 10 sh -c 'while :; do :; done' & done

@@ -194,7 +194,7 @@ def main(argv):
     if arm not in report["arms"]:
         sys.exit(f"cover-results: the report has no arm {arm}")
     lines = render(arm, report)
-    cover = os.path.join(TOP, "series-" + arm, "0000-cover-letter.patch")
+    cover = os.path.join(tables.series_dir(arm), "0000-cover-letter.patch")
     if mode is None:
         print(block(lines))
         return 0

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Regenerate series-ARM/ from a development worktree with git format-patch,
+# Regenerate the arm's series folder (python3 -m core.tables series ARM) from a development worktree with git format-patch,
 # keeping the cover letter's subject and blurb (everything above the
 # shortlog) from the series-ARM/0000-cover-letter.patch already there.
 # usage: format-series.sh ARM WORKTREE
@@ -8,7 +8,7 @@ set -eu
 . "$(dirname "$0")/common.sh"
 
 arm=${1:?usage: format-series.sh ARM WORKTREE} wt=${2:?usage: format-series.sh ARM WORKTREE}
-dir=$TOP/series-$arm
+dir=$(table series "$arm") && [ "$dir" != - ] || die "arm $arm has no series folder in lab/bases.tsv's base $BASE_BASE"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 git -C "$wt" format-patch -q --cover-letter --subject-prefix='RFC PATCH' \
@@ -31,5 +31,5 @@ mkdir -p "$dir"
 rm -f "$dir"/[0-9][0-9][0-9][0-9]-*.patch
 cp "$tmp"/*.patch "$dir/"
 ls "$tmp" | grep -v '^0000-' | while read -r p; do
-	grep -qxF "$p" "$dir/series" 2>/dev/null || echo "modvlab: note: $p is not listed in series-$arm/series" >&2
+	grep -qxF "$p" "$dir/series" 2>/dev/null || echo "modvlab: note: $p is not listed in $dir/series" >&2
 done

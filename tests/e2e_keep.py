@@ -15,7 +15,7 @@ from core import tables
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 B = tables.build_dir()
 ARMS = os.path.join(B, "arms")
-HAVE_KEEP = os.path.isfile(os.path.join(TOP, "series-keep", "series"))
+HAVE_KEEP = os.path.isfile(os.path.join(tables.series_dir("keep"), "series"))
 
 
 def sizes(arm):

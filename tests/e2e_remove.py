@@ -18,7 +18,7 @@ from core import tables
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 B = tables.build_dir()
 ARM = os.path.join(B, "arms", "remove")
-SERIES_DIR = os.path.join(TOP, "series-remove")
+SERIES_DIR = tables.series_dir("remove")
 SERIES = os.path.join(SERIES_DIR, "series")
 HAVE_SERIES = os.path.isfile(SERIES)
 NO_SERIES = "series-remove/series does not exist"

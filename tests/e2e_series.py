@@ -17,7 +17,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 B = tables.build_dir()
 CHECKPATCH = os.path.join(B, "linux", "scripts", "checkpatch.pl")
 SERIES = [a for a in ("keep", "remove")
-          if os.path.isfile(os.path.join(TOP, "series-" + a, "series"))]
+          if tables.series_dir(a) and os.path.isfile(os.path.join(tables.series_dir(a), "series"))]
 # the subsystem prefix as kernel logs spell it: kbuild:, MIPS:, Documentation/kbuild:
 SUBJECT = re.compile(r"^\[RFC PATCH (\d+)/(\d+)\] ([A-Za-z0-9_/.-]+(?:, [A-Za-z0-9_/.-]+)*): (.+)$")
 
@@ -29,7 +29,7 @@ def subject(text):
 
 
 def listed(arm):
-    d = os.path.join(TOP, "series-" + arm)
+    d = tables.series_dir(arm)
     with open(os.path.join(d, "series")) as f:
         return [os.path.join(d, l.strip()) for l in f
                 if l.strip() and not l.startswith("#")]
@@ -42,8 +42,8 @@ class TestSeries(unittest.TestCase):
     def test_lint(self):
         for arm in SERIES:
             patches = listed(arm)
-            on_disk = sorted(glob.glob(os.path.join(TOP, "series-" + arm, "[0-9][0-9][0-9][0-9]-*.patch")))
-            cover = os.path.join(TOP, "series-" + arm, "0000-cover-letter.patch")
+            on_disk = sorted(glob.glob(os.path.join(tables.series_dir(arm), "[0-9][0-9][0-9][0-9]-*.patch")))
+            cover = os.path.join(tables.series_dir(arm), "0000-cover-letter.patch")
             with self.subTest(arm=arm, what="series lists every patch"):
                 self.assertEqual(sorted(patches), [p for p in on_disk if p != cover])
             with self.subTest(arm=arm, what="cover letter"):

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Regenerate the arm's series folder (python3 -m core.tables series ARM) from a development worktree with git format-patch,
-# keeping the cover letter's subject and blurb (everything above the
-# shortlog) from the series-ARM/0000-cover-letter.patch already there.
+# Regenerate the arm's series folder (python3 -m core.tables series ARM)
+# from a development worktree with git format-patch, keeping the cover
+# letter's subject and blurb (everything above the shortlog) from the
+# 0000-cover-letter.patch already there.
 # usage: format-series.sh ARM WORKTREE
 set -eu
 . "$(dirname "$0")/common.sh"

@@ -8,10 +8,31 @@ set -eu
 . "$(dirname "$0")/common.sh"
 
 pkg=$BASE_PACKAGE
-TARBALL=${TARBALL:-/usr/src/$pkg.tar.xz}
-ver=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null) ||
-	die "$pkg is not installed (run: make deps BASE=$BASE_BASE)"
-[ -r "$TARBALL" ] || die "$TARBALL is missing (reinstall $pkg)"
+if [ "$BASE_APT" = host ]; then
+	TARBALL=${TARBALL:-/usr/src/$pkg.tar.xz}
+	ver=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null) ||
+		die "$pkg is not installed (run: make deps BASE=$BASE_BASE)"
+	[ -r "$TARBALL" ] || die "$TARBALL is missing (reinstall $pkg)"
+else
+	# a suite the host does not list: downloaded through the lab's private
+	# apt configuration (lab/apt.sh) and unpacked under B, never installed
+	debs=$B/debs
+	mkdir -p "$debs"
+	deb=$(ls -t "$debs/${pkg}_"*.deb 2>/dev/null | head -n 1)
+	if [ -z "$deb" ]; then
+		step APT "download $pkg from $BASE_SUITE"
+		(cd "$debs" && sh "$TOP/lab/apt.sh" "$BASE_SUITE" download "$pkg") || exit 1
+		done_step
+		deb=$(ls -t "$debs/${pkg}_"*.deb | head -n 1)
+	fi
+	ver=$(dpkg-deb -f "$deb" Version) || die "$deb is not a Debian package"
+	TARBALL=$B/pkg/usr/src/$pkg.tar.xz
+	if [ ! -r "$TARBALL" ]; then
+		rm -rf "$B/pkg"
+		dpkg-deb -x "$deb" "$B/pkg" || die "cannot unpack $deb"
+		[ -r "$TARBALL" ] || die "$deb has no usr/src/$pkg.tar.xz"
+	fi
+fi
 
 stamp=$B/linux.version
 if [ -f "$stamp" ] && git -C "$TREE" rev-parse -q --verify pristine >/dev/null 2>&1; then

@@ -1,0 +1,69 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# A private apt configuration for one Debian suite the host's sources do not
+# list (lab/bases.tsv's apt column "private"): its own sources list, lists and
+# cache under build/apt/SUITE/, the host's own archive address and keyring
+# (read from its apt sources), given to apt-get with -o options. Nothing is
+# installed and the host's apt configuration is never changed.
+# usage: apt.sh SUITE update            fetch the suite's package lists
+#        apt.sh SUITE download PKG...   download the .debs into the cwd
+#        apt.sh SUITE policy PKG        the version the suite serves (empty: none)
+set -eu
+. "$(dirname "$0")/common.sh"
+
+suite=${1:?usage: apt.sh SUITE update|download PKG...|policy PKG} cmd=${2:?usage: apt.sh SUITE update|download PKG...|policy PKG}
+shift 2
+root=$(dirname "$B")/apt/$suite
+mkdir -p "$root/lists/partial" "$root/cache/archives/partial" "$root/etc"
+
+# the host's archive: the URI and keyring of the deb line serving bookworm (or
+# any suite without a slash in its name: the main archive, not -security)
+host_source() {
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		awk '/^URIs:/ {u=$2} /^Suites:/ {s=$0} /^Signed-By:/ {k=$2}
+		     /^$/ {if (u != "" && s !~ /-security/) {print u, k; exit} u=""; s=""; k=""}
+		     END {if (u != "" && s !~ /-security/) print u, k}' "$f"
+	done | head -n 1
+	grep -h '^deb ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+		grep -v -e '-security' -e '-updates' | awk '{print $2}' | head -n 1
+}
+src=$(host_source | head -n 1)
+uri=${src%% *} key=${src#* }
+[ -n "$uri" ] || die "no Debian archive in the host's apt sources to reach $suite through"
+[ "$key" != "$uri" ] && [ -n "$key" ] || key=/usr/share/keyrings/debian-archive-keyring.gpg
+printf 'deb [signed-by=%s] %s %s main\n' "$key" "$uri" "$suite" > "$root/etc/sources.list"
+
+a() {
+	apt-get -q -o Dir::Etc::sourcelist="$root/etc/sources.list" -o Dir::Etc::sourceparts=- \
+		-o Dir::State::Lists="$root/lists" -o Dir::Cache="$root/cache" \
+		-o Dir::Cache::pkgcache="$root/cache/pkgcache.bin" \
+		-o Dir::Cache::srcpkgcache="$root/cache/srcpkgcache.bin" \
+		-o APT::Get::List-Cleanup=0 "$@"
+}
+ac() {
+	apt-cache -o Dir::Etc::sourcelist="$root/etc/sources.list" -o Dir::Etc::sourceparts=- \
+		-o Dir::State::Lists="$root/lists" -o Dir::Cache="$root/cache" \
+		-o Dir::Cache::pkgcache="$root/cache/pkgcache.bin" \
+		-o Dir::Cache::srcpkgcache="$root/cache/srcpkgcache.bin" "$@"
+}
+case $cmd in
+update)
+	a update >"$root/update.log" 2>&1 || die "apt-get update of $suite failed: $(grep -m1 -e '^E:' -e '^Err' "$root/update.log") (log: $root/update.log)"
+	if grep -q -e '^E:' -e '^W: Failed' "$root/update.log"; then
+		die "apt-get update of $suite: $(grep -m1 -e '^E:' -e '^W: Failed' "$root/update.log") (log: $root/update.log)"
+	fi
+	;;
+download)
+	[ $# -gt 0 ] || die "usage: apt.sh SUITE download PKG..."
+	[ -n "$(ls "$root/lists" | grep -v -e partial -e lock)" ] || sh "$0" "$suite" update
+	a download "$@" >"$root/download.log" 2>&1 ||
+		die "apt-get download from $suite failed: $(grep -m1 '^E:' "$root/download.log") (log: $root/download.log)"
+	;;
+policy)
+	[ $# -eq 1 ] || die "usage: apt.sh SUITE policy PKG"
+	[ -n "$(ls "$root/lists" | grep -v -e partial -e lock)" ] || sh "$0" "$suite" update
+	ac policy "$1" 2>/dev/null | awk '/Candidate:/ {if ($2 != "(none)") print $2}'
+	;;
+*) die "usage: apt.sh SUITE update|download PKG...|policy PKG" ;;
+esac

@@ -128,15 +128,19 @@ def bases(path=BASES_TSV):
     return rows
 
 
+def _selected(rows, key, var, name, path):
+    """The row named name, else $var, else the table's first row."""
+    name = name or os.environ.get(var) or rows[0][key]
+    for r in rows:
+        if r[key] == name:
+            return r
+    raise TableError(f"{var}={name}: no such {'base' if var == 'BASE' else 'architecture'} "
+                     f"in {path} (known: {' '.join(r[key] for r in rows)})")
+
+
 def base(name=None, path=BASES_TSV):
     """The selected base: name, else $BASE, else the table's first line."""
-    rows = bases(path)
-    name = name or os.environ.get("BASE") or rows[0]["base"]
-    for b in rows:
-        if b["base"] == name:
-            return b
-    raise TableError(f"BASE={name}: no such base in {path} "
-                     f"(known: {' '.join(b['base'] for b in rows)})")
+    return _selected(bases(path), "base", "BASE", name, path)
 
 
 def base_path(field, b=None):
@@ -186,13 +190,7 @@ def arches(path=ARCHES_TSV):
 
 def arch(name=None, path=ARCHES_TSV):
     """The selected architecture: name, else $ARCH, else the table's first line."""
-    rows = arches(path)
-    name = name or os.environ.get("ARCH") or rows[0]["name"]
-    for a in rows:
-        if a["name"] == name:
-            return a
-    raise TableError(f"ARCH={name}: no such architecture in {path} "
-                     f"(known: {' '.join(a['name'] for a in rows)})")
+    return _selected(arches(path), "name", "ARCH", name, path)
 
 
 def image_name(a=None):

@@ -97,6 +97,13 @@ def _unique(path, rows, key, what):
     return rows
 
 
+def _one_of(path, row, field, known):
+    """TableError naming FILE:LINE unless row[field] is one of known."""
+    if row[field] not in known:
+        raise TableError(f"{path}:{row['line']}: {field}: {row[field]} is not one of "
+                         f"{', '.join(known)}")
+
+
 def symbols(value):
     return [] if value == "-" else value.split(",")
 
@@ -116,8 +123,7 @@ def bases(path=BASES_TSV):
     """The kernel bases (lab/bases.tsv), the default first."""
     rows = _unique(path, read_tsv(path, BASE_FIELDS, keep_line=True), "base", "bases")
     for b in rows:
-        if b["apt"] not in APTS:
-            raise TableError(f"{path}:{b['line']}: apt: {b['apt']} is not one of {', '.join(APTS)}")
+        _one_of(path, b, "apt", APTS)
         if "{N}" not in b["abiname"]:
             raise TableError(f"{path}:{b['line']}: abiname: {b['abiname']} has no {{N}}")
         if not b["base"] or "/" in b["base"]:
@@ -177,9 +183,7 @@ def arches(path=ARCHES_TSV):
     rows = _unique(path, read_tsv(path, ARCH_FIELDS, optional=1, keep_line=True),
                    "name", "architectures")
     for a in rows:
-        if a["rela"] not in RELAS:
-            raise TableError(f"{path}:{a['line']}: rela: {a['rela']} is not one of "
-                             f"{', '.join(RELAS)}")
+        _one_of(path, a, "rela", RELAS)
         if a["cross"] != "-" and not a["cross"].endswith("-"):
             raise TableError(f"{path}:{a['line']}: cross: {a['cross']} does not end in -")
         a["defines"], a["undefines"] = symbols(a["defines"]), symbols(a["undefines"])
@@ -213,12 +217,8 @@ def arms(path=ARMS_TSV):
     rows = _unique(path, read_tsv(path, ["arm", "series", "string", "note", "role"],
                                   optional=1, keep_line=True), "arm", "arms")
     for a in rows:
-        if a["string"] not in STRINGS:
-            raise TableError(f"{path}:{a['line']}: string: {a['string']} is not one of "
-                             f"{', '.join(STRINGS)}")
-        if a["role"] not in ROLES + ("-",):
-            raise TableError(f"{path}:{a['line']}: role: {a['role']} is not one of "
-                             f"-, {', '.join(ROLES)}")
+        _one_of(path, a, "string", STRINGS)
+        _one_of(path, a, "role", ("-",) + ROLES)
         del a["line"]
     refs = [a["arm"] for a in rows if a["role"] == "reference"]
     if len(refs) != 1:

@@ -16,8 +16,8 @@ shift 2
 root=$(dirname "$B")/apt/$suite
 mkdir -p "$root/lists/partial" "$root/cache/archives/partial" "$root/etc"
 
-# the host's archive: the URI and keyring of the deb line serving bookworm (or
-# any suite without a slash in its name: the main archive, not -security)
+# the host's archive: the URI and keyring of its first deb source that is
+# not the -security one (the main archive)
 host_source() {
 	for f in /etc/apt/sources.list.d/*.sources; do
 		[ -f "$f" ] || continue

@@ -111,7 +111,7 @@ def symbols(value):
 # --- bases and architectures ---------------------------------------------------
 
 BASE_FIELDS = ["base", "package", "suite", "apt", "abiname", "kbuild", "series", "probe",
-               "gens", "config", "note"]
+               "gens", "config", "renames", "note"]
 APTS = ("host", "private")
 ARCH_FIELDS = ["name", "karch", "srcarch", "debian", "cross", "cc_pkg", "image", "qemu", "machine", "cpu",
                "console", "append", "tcg_append", "config", "rela", "bits", "defines", "undefines", "cross_config",

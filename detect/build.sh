@@ -24,7 +24,7 @@ sh "$TOP/lab/worktree.sh" --probe "$src" "$A/series.id" "$arm"
 
 # --- config: tinyconfig + lab + arm + dwarf, checked ------------------------
 # shellcheck disable=SC2046
-sh "$TOP/lab/configure.sh" "$name" "$src" "$obj" "$A" $(lab_fragments) "$armfrag" "$vfrag"
+sh "$TOP/lab/configure.sh" "$name" "$src" "$obj" "$A" $(lab_fragments "$armfrag" "$vfrag")
 cfg0=$A/config.G0
 cp "$obj/.config" "$cfg0"
 

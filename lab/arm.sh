@@ -19,7 +19,7 @@ sh "$TOP/lab/worktree.sh" --probe "$src" "$A/series.id" "$arm"
 
 # --- config -----------------------------------------------------------------
 # shellcheck disable=SC2046
-sh "$TOP/lab/configure.sh" "$arm" "$src" "$obj" "$A" $(lab_fragments) "$frag"
+sh "$TOP/lab/configure.sh" "$arm" "$src" "$obj" "$A" $(lab_fragments "$frag")
 
 # --- build ------------------------------------------------------------------
 fresh=; [ -f "$obj/vmlinux" ] || fresh=1

@@ -44,7 +44,7 @@ for p in $(grep -v -e '^#' -e '^[[:space:]]*$' "$series/series"); do
 	gs am -q "$series/$p" >/dev/null 2>&1 || die "$p does not apply on the patches before it"
 	for cfg in "$arm" "$ref"; do
 		# shellcheck disable=SC2046
-		r=$(build "$cfg" $(lab_fragments) "$TOP/qemu/config/$cfg.config")
+		r=$(build "$cfg" $(lab_fragments "$TOP/qemu/config/$cfg.config"))
 		cpu=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['cpu_s'])" "$D/$arm-$cfg.json" 2>/dev/null || echo -)
 		printf '%s\t%s\t%s\t%s\n' "$p" "$cfg" "$r" "$cpu" >> "$out"
 		printf '  %-7s%s [%s] %s\n' BISECT "$p" "$cfg" "$r"

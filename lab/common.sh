@@ -18,16 +18,34 @@ TREE=$B/linux                  # git repo; its work tree is the pristine source
 ARMS_DIR=$B/arms
 # what every make of a kernel tree is given for the architecture, its
 # compiler (ccache'd), and the image target and file
+[ "$BASE_RENAMES" = - ] || [ -r "$TOP/$BASE_RENAMES" ] ||
+	die "lab/bases.tsv: base $BASE_BASE: no renames file $BASE_RENAMES"
 _cross=; [ "$ARCH_CROSS" = - ] || _cross=$ARCH_CROSS
 KARGS="ARCH=$ARCH_KARCH${_cross:+ CROSS_COMPILE=$_cross}"
 KCC="ccache ${_cross}gcc"
 IMAGE=$(basename "$ARCH_IMAGE")
-# the config fragments every build of this base and architecture starts
-# from, in merge order (an arm's or variant's own fragments follow)
+# lab_fragments [FRAGMENT...]: the config fragments of a build in merge
+# order: lab.config, the architecture's, the base's, then FRAGMENT... (an
+# arm's, a variant's). With the base's renames (lab/bases.tsv), copies under
+# $B/config/ with each OLD option named NEW, for merging and checking alike.
 lab_fragments() {
-	printf '%s\n' "$TOP/qemu/config/lab.config"
-	[ "$ARCH_CONFIG" = - ] || printf '%s\n' "$TOP/$ARCH_CONFIG"
-	[ "$BASE_CONFIG" = - ] || printf '%s\n' "$TOP/$BASE_CONFIG"
+	_a=-; [ "$ARCH_CONFIG" = - ] || _a=$TOP/$ARCH_CONFIG
+	_b=-; [ "$BASE_CONFIG" = - ] || _b=$TOP/$BASE_CONFIG
+	set -- "$TOP/qemu/config/lab.config" "$_a" "$_b" "$@"
+	if [ "$BASE_RENAMES" = - ]; then
+		for _f; do [ "$_f" = - ] || printf '%s\n' "$_f"; done
+		return
+	fi
+	mkdir -p "$B/config"
+	grep -v -e '^#' -e '^[[:space:]]*$' "$TOP/$BASE_RENAMES" |
+		awk '{ printf "s/\\bCONFIG_%s\\b/CONFIG_%s/g\n", $1, $2 }' > "$B/config/renames.sed"
+	_i=0
+	for _f; do
+		[ "$_f" != - ] || continue
+		_i=$((_i + 1))
+		sed -f "$B/config/renames.sed" "$_f" > "$B/config/$_i-$(basename "$_f")"
+		printf '%s\n' "$B/config/$_i-$(basename "$_f")"
+	done
 }
 CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/modvlab/ccache}
 export CCACHE_DIR

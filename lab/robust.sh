@@ -42,7 +42,7 @@ variant_build() {
 	cp "$ARMS_DIR/$arm/series.id" "$A/series.id"
 	armfrag=$TOP/qemu/config/$arm.config
 	# shellcheck disable=SC2046
-	sh "$TOP/lab/configure.sh" "$name" "$src" "$obj" "$A" $(lab_fragments) "$armfrag" "$frag"
+	sh "$TOP/lab/configure.sh" "$name" "$src" "$obj" "$A" $(lab_fragments "$armfrag" "$frag")
 	step BUILD "$name"
 	"$TOP/lab/cputime.py" "$A/build.json" -- nice make -C "$src" O="$obj" $KARGS -j"$JOBS" \
 		CC="$KCC" "$IMAGE" modules >"$logs/build.log" 2>&1 ||

@@ -186,7 +186,8 @@ class TestRecipes(unittest.TestCase):
             append(gens / "gens.tsv", "G77\tG77-base.patch\tmodvlab_probe_c\t-\tonly in 9.9")
             append(self.top / "lab" / "bases.tsv", "9.9\tlinux-source-9.9\ttestsuite\thost\t"
                    "9.9.0-{N}\tlinux-kbuild-9.9\tbases/9.9\tworkload/probe\tbases/9.9/gens\t-\t"
-                   "a base added by a table line")
+                   "bases/9.9/renames\ta base added by a table line")
+            (gens.parent / "renames").write_text("# old new\nSMP SMP_RENAMED\n")
 
     def test_a_base_is_one_table_line(self):
         self.add_base()
@@ -211,6 +212,15 @@ class TestRecipes(unittest.TestCase):
         self.assertNotEqual(r.returncode, 0)
         self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
         self.assertIn("BASE=0.0: no such base", r.stderr)
+        # the base's option renames reach every fragment (lab.config's SMP here)
+        r = subprocess.run(["sh", "lab/fragments.sh", "qemu/config/keep.config"], cwd=self.top,
+                           env=dict(env, BASE="9.9"), capture_output=True, text=True, check=True)
+        frags = r.stdout.split()
+        self.assertEqual([pathlib.Path(f).name for f in frags],
+                         ["1-lab.config", "2-x86_64.config", "3-keep.config"])
+        lab = pathlib.Path(frags[0]).read_text()
+        self.assertIn("CONFIG_SMP_RENAMED=y", lab)
+        self.assertNotIn("CONFIG_SMP=y", lab)
         # the planner reads the base's generations, and keeps the copy it ran with
         self.plan()
         self.run_in(sys.executable, "-m", "plan", "base",

@@ -25,6 +25,8 @@ stderr and exits 1.
                                                    lab/bases.tsv's first line): its
                                                    name or FIELD
     python3 -m core.tables build-dir            B, or build/BASE of the checkout
+    python3 -m core.tables gen-patch PATCH      PATCH's path in the base's
+                                                   generations folders
     python3 -m core.tables series ARM           ARM's series folder in this base
                                                    (- for a pristine arm)
     python3 -m core.tables arch [FIELD]         the selected architecture (ARCH=;
@@ -150,7 +152,7 @@ def base(name=None, path=BASES_TSV):
 
 
 def base_path(field, b=None):
-    """A folder of the base's table line (series, probe, gens) as a path."""
+    """A folder of the base's table line (series, probe) as a path."""
     b = b or base()
     return os.path.normpath(os.path.join(TOP, b[field]))
 
@@ -170,12 +172,29 @@ def flavour(a=None):
     return (a or arch())["debian"]
 
 
+def gens_dirs(b=None):
+    """The base's generations folders, first first: its gens column is a
+    search path ("bases/X/gens:workload/gens"), so a base ports only the
+    patches that do not apply and shares the rest."""
+    b = b or base()
+    return [os.path.normpath(os.path.join(TOP, d)) for d in b["gens"].split(":")]
+
+
+def gens_file(name, b=None):
+    """The first of the base's generations folders that has file name."""
+    dirs = gens_dirs(b)
+    for d in dirs:
+        if os.path.isfile(os.path.join(d, name)):
+            return os.path.join(d, name)
+    raise TableError(f"no {name} in the base's generations folders {':'.join(dirs)}")
+
+
 def gens_tsv():
-    return os.path.join(base_path("gens"), "gens.tsv")
+    return gens_file("gens.tsv")
 
 
 def policies_tsv():
-    return os.path.join(base_path("gens"), "policies.tsv")
+    return gens_file("policies.tsv")
 
 
 def arches(path=ARCHES_TSV):
@@ -534,6 +553,8 @@ def main(argv):
         print(shell())
     elif cmd == "base" and len(args) <= 1:
         print(_field(base(), args, "base", BASE_FIELDS))
+    elif cmd == "gen-patch" and len(args) == 1:
+        print(gens_file(args[0]))
     elif cmd == "build-dir" and not args:
         print(build_dir())
     elif cmd == "series" and len(args) == 1:

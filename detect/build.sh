@@ -14,7 +14,7 @@ arm=${1:?usage: detect/build.sh ARM}
 variant=dwarf name=$arm-dwarf
 A=$ARMS_DIR/$name src=$ARMS_DIR/$name/src obj=$ARMS_DIR/$name/obj logs=$ARMS_DIR/$name/logs
 armfrag=$TOP/qemu/config/$arm.config
-vfrag=$TOP/qemu/config/$variant.config gdir=$TOP/$BASE_GENS
+vfrag=$TOP/qemu/config/$variant.config
 [ -f "$armfrag" ] || die "unknown arm '$arm' (no qemu/config/$arm.config)"
 git -C "$TREE" rev-parse -q --verify pristine >/dev/null 2>&1 || die "no tree (make tree)"
 mkdir -p "$obj" "$logs"
@@ -61,11 +61,12 @@ gens=$(table kernels -) || die "$BASE_GENS: cannot list the generations"
 built=0 tab=$(printf '\t')
 while IFS=$tab read -r g patch _kid _string; do
 	[ -n "$g" ] || continue
-	k=$A/kernels/$g id=$(cat "$gdir/$patch" | sha256sum | cut -c1-16)$g0id
+	patch=$(table gen-patch "$patch") || exit 1
+	k=$A/kernels/$g id=$(sha256sum < "$patch" | cut -c1-16)$g0id
 	[ "$(cat "$k/id" 2>/dev/null)" = "$id" ] && continue
 	step GEN "$name $g"
 	reset_tree
-	git -C "$src" apply "$gdir/$patch" || die "$name: $patch does not apply"
+	git -C "$src" apply "$patch" || die "$name: $(basename "$patch") does not apply"
 	mkdir -p "$k"
 	kbuild "$k/build.json" "$k/build.log" </dev/null ||
 		die "$name $g: build failed (log: $k/build.log)"

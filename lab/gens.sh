@@ -17,7 +17,6 @@ set -eu
 
 arm=${1:?usage: gens.sh ARM}
 A=$ARMS_DIR/$arm src=$ARMS_DIR/$arm/src obj=$ARMS_DIR/$arm/obj
-gdir=$TOP/$BASE_GENS
 [ -f "$obj/vmlinux" ] || die "arm $arm is not built"
 abi=$(sed -n 's/^CONFIG_MODULE_ABI_VERSION="\(.*\)"$/\1/p' "$obj/.config")
 kind=$(table string "$arm") || die "workload/arms.tsv: no string for $arm"
@@ -45,7 +44,7 @@ built=0
 tab=$(printf '\t')
 while IFS=$tab read -r g patch kid string; do
 	[ -n "$g" ] || continue
-	patch=$gdir/$patch
+	patch=$(table gen-patch "$patch") || exit 1
 	[ "$string" = - ] && string=
 	k=$A/kernels/$kid
 	id=$(cat "$A/series.id" "$A/config.id" "$patch" "$TOP/workload/build.sh" \

@@ -30,6 +30,33 @@ class TestTables(unittest.TestCase):
         p.write_text(text)
         return str(p)
 
+    def test_bases_and_arches(self):
+        b = tables.bases()[0]
+        self.assertEqual(tables.base(), b)                    # the first line by default
+        self.assertIn("{N}", b["abiname"])
+        self.assertTrue(tables.bootable(tables.arch()))
+        self.assertEqual(tables.reference_arm(), "base")
+        self.assertEqual(tables.split_variant("base-kasan"), ("base", "kasan"))
+        self.assertEqual(tables.split_variant("keep"), ("keep", None))
+        self.assertEqual(tables.split_variant("other-kasan"), (None, None))
+        bad = self.write("bases.tsv", "x\tp\ts\tnowhere\tx.{N}\tk\t.\tp\tg\t-\t-\tn\n")
+        with self.assertRaisesRegex(tables.TableError, r"bases.tsv:1: apt: nowhere is not one of"):
+            tables.bases(bad)
+        with self.assertRaisesRegex(tables.TableError, "BASE=nope: no such base"):
+            tables.base("nope")
+
+    def test_generations_folders_are_a_search_path(self):
+        (self.dir / "mine").mkdir()
+        (self.dir / "shared").mkdir()
+        (self.dir / "shared" / "G1.patch").write_text("shared")
+        (self.dir / "shared" / "G2.patch").write_text("shared")
+        (self.dir / "mine" / "G2.patch").write_text("ported")
+        b = dict(tables.base(), gens=f"{self.dir}/mine:{self.dir}/shared")
+        self.assertEqual(tables.gens_file("G1.patch", b), str(self.dir / "shared" / "G1.patch"))
+        self.assertEqual(tables.gens_file("G2.patch", b), str(self.dir / "mine" / "G2.patch"))
+        with self.assertRaisesRegex(tables.TableError, "no G3.patch in the base's generations"):
+            tables.gens_file("G3.patch", b)
+
     def test_the_repository_tables_read(self):
         self.assertEqual(tables.arm_names()[:2], ["nomodv", "base"])
         self.assertTrue(tables.gens())

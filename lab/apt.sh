@@ -8,6 +8,7 @@
 # usage: apt.sh SUITE update            fetch the suite's package lists
 #        apt.sh SUITE download PKG...   download the .debs into the cwd
 #        apt.sh SUITE policy PKG        the version the suite serves (empty: none)
+# env: APT_HOST=/etc/apt  where the host's apt sources are read (tests)
 set -eu
 . "$(dirname "$0")/common.sh"
 
@@ -18,14 +19,15 @@ mkdir -p "$root/lists/partial" "$root/cache/archives/partial" "$root/etc"
 
 # the host's archive: the URI and keyring of its first deb source that is
 # not the -security one (the main archive)
+host=${APT_HOST:-/etc/apt}
 host_source() {
-	for f in /etc/apt/sources.list.d/*.sources; do
+	for f in "$host"/sources.list.d/*.sources; do
 		[ -f "$f" ] || continue
 		awk '/^URIs:/ {u=$2} /^Suites:/ {s=$0} /^Signed-By:/ {k=$2}
 		     /^$/ {if (u != "" && s !~ /-security/) {print u, k; exit} u=""; s=""; k=""}
 		     END {if (u != "" && s !~ /-security/) print u, k}' "$f"
 	done | head -n 1
-	grep -h '^deb ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+	grep -h '^deb ' "$host"/sources.list "$host"/sources.list.d/*.list 2>/dev/null |
 		grep -v -e '-security' -e '-updates' | awk '{print $2}' | head -n 1
 }
 src=$(host_source | head -n 1)

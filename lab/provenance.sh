@@ -20,6 +20,7 @@ cat > "$B/provenance.json" <<EOT
  "tree": "$(cat "$B/linux.version" 2>/dev/null)",
  "tree_source": "/usr/src/$BASE_PACKAGE.tar.xz",
  "base": "$BASE_BASE",
+ "package": "$BASE_PACKAGE",
  "arch": "$ARCH_NAME",
  "config_sha256": "$frag",
  "config_fragment": "$(echo $frags | sed "s|$TOP/||g")",

@@ -5,7 +5,7 @@ from .cells import C
 
 
 # Provenance shown on the report's first line (all of it is in report.json).
-PROV_KEYS = ["tree", "config_sha256", "accel", "gcc", "binutils", "qemu", "modvlab_commit",
+PROV_KEYS = ["base", "arch", "package", "tree", "config_sha256", "accel", "gcc", "binutils", "qemu", "modvlab_commit",
              "date"]
 
 

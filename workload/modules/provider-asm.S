@@ -6,7 +6,13 @@
  * otherwise includes only <asm/asm-prototypes.h>).
  */
 #include <linux/linkage.h>
+/* EXPORT_SYMBOL for assembly: <asm/export.h>, until upstream folded it into
+ * <linux/export.h>, which assembly includes since */
+#if __has_include(<asm/export.h>)
 #include <asm/export.h>
+#else
+#include <linux/export.h>
+#endif
 
 #ifdef MODVLAB_PROVIDER_V2
 /* int modvlab_prov_asm_add(u64 packed): high half + low half */

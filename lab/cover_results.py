@@ -21,7 +21,7 @@ from core import tables
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 B = tables.build_dir()
-BEGIN = "--- modvlab results (lab/cover_results.py, from build/report/report.json) ---"
+BEGIN = "--- modvlab results (python3 -m lab.cover_results, from the report's report.json) ---"
 END = "--- end of modvlab results ---"
 
 

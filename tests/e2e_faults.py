@@ -9,6 +9,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 import unittest
 
@@ -124,7 +125,7 @@ class TestFaults(unittest.TestCase):
         r, st, run = self.boot("oops")
         self.assertEqual(run.status, ktap.Status.CRASHED, run.detail)
         self.assertEqual([a.name for a in run.attempts.values() if a.result], ["before"])
-        out = subprocess.run([sys.executable, os.path.join(TOP, "qemu", "resume.py"), "faults", "oops"],
+        out = subprocess.run([sys.executable, "-m", "qemu.resume", "faults", "oops"], cwd=TOP,
                              env=dict(os.environ, B=FB), capture_output=True, text=True, check=True)
         new = out.stdout.split()[0]
         self.assertEqual(new, "oops.r1")
@@ -135,7 +136,7 @@ class TestFaults(unittest.TestCase):
         self.assertEqual(run.status, ktap.Status.OK, run.detail)
         self.assertEqual([(a.name, a.result.token) for a in run.attempts.values()], [("after", "loaded")])
         # nothing left to resume after a complete boot
-        out = subprocess.run([sys.executable, os.path.join(TOP, "qemu", "resume.py"), "faults", new],
+        out = subprocess.run([sys.executable, "-m", "qemu.resume", "faults", new], cwd=TOP,
                              env=dict(os.environ, B=FB), capture_output=True, text=True, check=True)
         self.assertEqual(out.stdout, "")
 

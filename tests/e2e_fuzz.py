@@ -27,11 +27,11 @@ class TestFuzzSeries(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         out = os.path.join(B, "fuzz-test")
-        cls.r = subprocess.run([sys.executable, os.path.join(TOP, "fuzz", "run.py"),
+        cls.r = subprocess.run([sys.executable, "-m", "fuzz.run",
                                 "--seed", str(SEED), "--inputs", str(INPUTS),
                                 "--arms", " ".join(ARMS), "--no-kasan", "--out", out,
                                 "--minimize-rounds", "3"],
-                               capture_output=True, text=True, timeout=1800)
+                               capture_output=True, text=True, timeout=1800, cwd=TOP)
         with open(os.path.join(out, "fuzz.json")) as f:
             cls.res = json.load(f)
         cls.out = out
@@ -67,10 +67,10 @@ class TestFuzzSeries(unittest.TestCase):
         """The same seed with a fresh boot per run (FUZZ_SNAPSHOT=0) on the first
         arm: the same crashes, in the same inputs."""
         arm, out = ARMS[0], os.path.join(B, "fuzz-test-boots")
-        r = subprocess.run([sys.executable, os.path.join(TOP, "fuzz", "run.py"),
+        r = subprocess.run([sys.executable, "-m", "fuzz.run",
                             "--seed", str(SEED), "--inputs", str(INPUTS), "--arms", arm,
                             "--no-kasan", "--out", out, "--minimize-rounds", "0"],
-                           capture_output=True, text=True, timeout=1800,
+                           capture_output=True, text=True, timeout=1800, cwd=TOP,
                            env=dict(os.environ, FUZZ_SNAPSHOT="0"))
         self.assertEqual(r.returncode, 0, r.stderr[-2000:])
         with open(os.path.join(out, "fuzz.json")) as f:
@@ -87,10 +87,10 @@ class TestFuzzSeries(unittest.TestCase):
         import time
         out = os.path.join(B, "fuzz-test-interrupt")
         shutil.rmtree(out, ignore_errors=True)      # its first boot's log is the cue
-        p = subprocess.Popen([sys.executable, os.path.join(TOP, "fuzz", "run.py"),
+        p = subprocess.Popen([sys.executable, "-m", "fuzz.run",
                               "--seed", str(SEED), "--inputs", "20000", "--arms", " ".join(ARMS),
                               "--no-kasan", "--out", out],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=TOP)
         log = os.path.join(out, "boots", "arms", ARMS[0], "boot", "fuzz-1.log")
         deadline = time.monotonic() + 300
         while not (os.path.exists(log) and os.path.getsize(log)) and time.monotonic() < deadline:
@@ -122,10 +122,10 @@ class TestMinimizeRestored(unittest.TestCase):
 
     def minimize(self, out, snapshot):
         shutil.rmtree(out, ignore_errors=True)
-        r = subprocess.run([sys.executable, os.path.join(TOP, "fuzz", "run.py"),
+        r = subprocess.run([sys.executable, "-m", "fuzz.run",
                             "--seed", str(SEED), "--inputs", "150", "--arms", PRISTINE[0],
                             "--no-kasan", "--out", out, "--minimize-rounds", "3"],
-                           capture_output=True, text=True, timeout=1800,
+                           capture_output=True, text=True, timeout=1800, cwd=TOP,
                            env=dict(os.environ, FUZZ_SNAPSHOT=snapshot))
         self.assertEqual(r.returncode, 0, r.stderr[-2000:])
         with open(os.path.join(out, "fuzz.json")) as f:

@@ -6,8 +6,10 @@ import os
 import pathlib
 import unittest
 
+from core import tables
+
 TOP = pathlib.Path(__file__).resolve().parent.parent
-OUT = pathlib.Path(os.environ.get("HISTORY_OUT", TOP / "build" / "history"))
+OUT = pathlib.Path(os.environ.get("HISTORY_OUT", pathlib.Path(tables.build_dir()) / "history"))
 
 
 class History(unittest.TestCase):

@@ -12,6 +12,8 @@ detect.run runs them all and writes build/detect/detectors.json.
 # oracle last
 DETECTORS = ["never", "every-upload", "crc", "stablelist", "dwarf", "dwarf-kmi",
              "declared"]
+# the one that reads gens.tsv's declaration: the oracle, not evidence
+ORACLE = "declared"
 # which kernels each detector reads: the base arm's (genksyms CRCs), the
 # dwarf build's (vmlinux with DWARF), or none
 INPUTS = {"crc": "crc", "stablelist": "crc", "dwarf": "dwarf", "dwarf-kmi": "dwarf"}

@@ -21,7 +21,7 @@ import resource
 import subprocess
 import sys
 
-from detect import DETECTORS, INPUTS, module_name
+from detect import DETECTORS, INPUTS, ORACLE, module_name
 from core import tables
 from detect.common import DetectError
 from detect.dwarf import ENTRY, parse_report
@@ -74,8 +74,6 @@ def build_cost(dwarf_dir, ref):
     return out
 
 
-# the detector that reads gens.tsv's declaration: the oracle, not evidence
-ORACLE = "declared"
 # the report lines of a saved abidiff run worth quoting: its summary lines
 SUMMARY = re.compile(r"^(Functions|Variables) changes summary")
 

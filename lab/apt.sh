@@ -36,36 +36,36 @@ uri=${src%% *} key=${src#* }
 [ "$key" != "$uri" ] && [ -n "$key" ] || key=/usr/share/keyrings/debian-archive-keyring.gpg
 printf 'deb [signed-by=%s] %s %s main\n' "$key" "$uri" "$suite" > "$root/etc/sources.list"
 
-a() {
-	apt-get -q -o Dir::Etc::sourcelist="$root/etc/sources.list" -o Dir::Etc::sourceparts=- \
-		-o Dir::State::Lists="$root/lists" -o Dir::Cache="$root/cache" \
-		-o Dir::Cache::pkgcache="$root/cache/pkgcache.bin" \
-		-o Dir::Cache::srcpkgcache="$root/cache/srcpkgcache.bin" \
-		-o APT::Get::List-Cleanup=0 "$@"
-}
-ac() {
-	apt-cache -o Dir::Etc::sourcelist="$root/etc/sources.list" -o Dir::Etc::sourceparts=- \
+# priv TOOL ARGS: apt-get or apt-cache on the suite's own list, lists and cache
+priv() {
+	_tool=$1; shift
+	"$_tool" -o Dir::Etc::sourcelist="$root/etc/sources.list" -o Dir::Etc::sourceparts=- \
 		-o Dir::State::Lists="$root/lists" -o Dir::Cache="$root/cache" \
 		-o Dir::Cache::pkgcache="$root/cache/pkgcache.bin" \
 		-o Dir::Cache::srcpkgcache="$root/cache/srcpkgcache.bin" "$@"
 }
-case $cmd in
-update)
-	a update >"$root/update.log" 2>&1 || die "apt-get update of $suite failed: $(grep -m1 -e '^E:' -e '^Err' "$root/update.log") (log: $root/update.log)"
-	if grep -q -e '^E:' -e '^W: Failed' "$root/update.log"; then
-		die "apt-get update of $suite: $(grep -m1 -e '^E:' -e '^W: Failed' "$root/update.log") (log: $root/update.log)"
+update() {
+	log=$root/update.log
+	# apt-get update exits 0 on some fetch failures: its log says
+	if ! priv apt-get -q -o APT::Get::List-Cleanup=0 update >"$log" 2>&1 ||
+	   grep -q -e '^E:' -e '^W: Failed' -e '^Err' "$log"; then
+		die "apt-get update of $suite failed: $(grep -m1 -e '^E:' -e '^W: Failed' -e '^Err' "$log") (log: $log)"
 	fi
-	;;
+}
+# the lists, fetched once
+have_lists() { [ -n "$(ls "$root/lists" | grep -v -e partial -e lock)" ] || update; }
+case $cmd in
+update) update ;;
 download)
 	[ $# -gt 0 ] || die "usage: apt.sh SUITE download PKG..."
-	[ -n "$(ls "$root/lists" | grep -v -e partial -e lock)" ] || sh "$0" "$suite" update
-	a download "$@" >"$root/download.log" 2>&1 ||
+	have_lists
+	priv apt-get -q download "$@" >"$root/download.log" 2>&1 ||
 		die "apt-get download from $suite failed: $(grep -m1 '^E:' "$root/download.log") (log: $root/download.log)"
 	;;
 policy)
 	[ $# -eq 1 ] || die "usage: apt.sh SUITE policy PKG"
-	[ -n "$(ls "$root/lists" | grep -v -e partial -e lock)" ] || sh "$0" "$suite" update
-	ac policy "$1" 2>/dev/null | awk '/Candidate:/ {if ($2 != "(none)") print $2}'
+	have_lists
+	priv apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ {if ($2 != "(none)") print $2}'
 	;;
 *) die "usage: apt.sh SUITE update|download PKG...|policy PKG" ;;
 esac

@@ -6,12 +6,15 @@ build/detect/detectors.json (python3 -m detect.run, `make detect`)."""
 import json
 import os
 
+from detect import ORACLE
+
 from .. import doc
 from .cells import C, NONE, num
 
 KEY = "detectors"
 TITLE = "ABI detectors"
-ORACLE = "declared"
+
+
 def load(build, report):
     path = os.path.join(str(build), "detect", "detectors.json")
     try:

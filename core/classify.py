@@ -6,6 +6,8 @@ regexes and a verdict table), so a change of policy is a change of a table.
 """
 import re
 
+from . import tables
+
 # --- Splat denylist ---------------------------------------------------------
 # A kernel log line matching any of these means the kernel itself went wrong.
 # A case whose own dmesg lines contain one is `crashed`, even when the loader
@@ -97,11 +99,27 @@ def _first(patterns, lines):
     return None, None
 
 
+def refusals():
+    """The base's own wording (lab/bases.tsv's messages file) first, then REFUSALS."""
+    if _BASE_REFUSALS is None:
+        _set_base_refusals()
+    return _BASE_REFUSALS + REFUSALS
+
+
+_BASE_REFUSALS = None
+
+
+def _set_base_refusals():
+    global _BASE_REFUSALS
+    _BASE_REFUSALS = [(name, re.compile(p)) for name, p in tables.messages()]
+
+
 def refusal_reason(errno, dmesg):
     """(reason, evidence line) of a refused finit_module, e.g. ("crc-missing", "...")."""
-    i, line = _first([p for _, p in REFUSALS], dmesg)
+    pats = refusals()
+    i, line = _first([p for _, p in pats], dmesg)
     if i is not None:
-        return REFUSALS[i][0], line
+        return pats[i][0], line
     errno = errno or "EUNKNOWN"
     said = [d for d in dmesg if not any(p.search(d) for p in BENIGN)]
     evidence = said[0] if said else f"finit_module: {errno}, no kernel log line"

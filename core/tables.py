@@ -39,6 +39,7 @@ stderr and exits 1.
 """
 import json
 import os
+import re
 import shlex
 import sys
 
@@ -113,7 +114,7 @@ def symbols(value):
 # --- bases and architectures ---------------------------------------------------
 
 BASE_FIELDS = ["base", "package", "suite", "apt", "abiname", "kbuild", "series", "probe",
-               "gens", "config", "renames", "note"]
+               "gens", "config", "renames", "messages", "note"]
 APTS = ("host", "private")
 ARCH_FIELDS = ["name", "karch", "srcarch", "debian", "cross", "cc_pkg", "image", "qemu", "machine", "cpu",
                "console", "append", "tcg_append", "config", "rela", "bits", "defines", "undefines", "cross_config",
@@ -170,6 +171,21 @@ def abiname(n, b=None):
 def flavour(a=None):
     """The Debian kernel flavour of an architecture's uploads (amd64, arm64, ...)."""
     return (a or arch())["debian"]
+
+
+def messages(b=None):
+    """[(reason, regex)] of the base's own loader wording (its messages file)."""
+    b = b or base()
+    if b["messages"] == "-":
+        return []
+    path = os.path.join(TOP, b["messages"])
+    rows = read_tsv(path, ["reason", "regex"], keep_line=True)
+    for r in rows:
+        try:
+            re.compile(r["regex"])
+        except re.error as e:
+            raise TableError(f"{path}:{r['line']}: regex: {e}") from None
+    return [(r["reason"], r["regex"]) for r in rows]
 
 
 def gens_dirs(b=None):

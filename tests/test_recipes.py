@@ -186,7 +186,7 @@ class TestRecipes(unittest.TestCase):
             append(gens / "gens.tsv", "G77\tG77-base.patch\tmodvlab_probe_c\t-\tonly in 9.9")
             append(self.top / "lab" / "bases.tsv", "9.9\tlinux-source-9.9\ttestsuite\thost\t"
                    "9.9.0-{N}\tlinux-kbuild-9.9\tbases/9.9\tworkload/probe\tbases/9.9/gens\t-\t"
-                   "bases/9.9/renames\ta base added by a table line")
+                   "bases/9.9/renames\t-\ta base added by a table line")
             (gens.parent / "renames").write_text("# old new\nSMP SMP_RENAMED\n")
 
     def test_a_base_is_one_table_line(self):

@@ -5,6 +5,7 @@ a plan without kinds."""
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import tempfile
@@ -39,11 +40,31 @@ class TestTables(unittest.TestCase):
         self.assertEqual(tables.split_variant("base-kasan"), ("base", "kasan"))
         self.assertEqual(tables.split_variant("keep"), ("keep", None))
         self.assertEqual(tables.split_variant("other-kasan"), (None, None))
-        bad = self.write("bases.tsv", "x\tp\ts\tnowhere\tx.{N}\tk\t.\tp\tg\t-\t-\tn\n")
+        bad = self.write("bases.tsv", "x\tp\ts\tnowhere\tx.{N}\tk\t.\tp\tg\t-\t-\t-\tn\n")
         with self.assertRaisesRegex(tables.TableError, r"bases.tsv:1: apt: nowhere is not one of"):
             tables.bases(bad)
         with self.assertRaisesRegex(tables.TableError, "BASE=nope: no such base"):
             tables.base("nope")
+
+    def test_a_bases_own_loader_wording(self):
+        from core import classify
+        msgs = self.write("messages.tsv", "# reason\tregex\ncrc-missing\tsymbol version missing for\n")
+        b = dict(tables.base(), messages=msgs)
+        saved = classify._BASE_REFUSALS
+        try:
+            classify._BASE_REFUSALS = None
+            self.assertEqual(classify.refusal_reason("EINVAL", ["m: symbol version missing for f"])[0],
+                             "einval")          # the default wording does not know it
+            classify._BASE_REFUSALS = [(n, re.compile(x)) for n, x in tables.messages(b)]
+            self.assertEqual(classify.refusal_reason("EINVAL", ["m: symbol version missing for f"]),
+                             ("crc-missing", "m: symbol version missing for f"))
+            self.assertEqual(classify.refusal_reason("EINVAL", ["m: no symbol version for f"])[0],
+                             "crc-missing")     # and the default's still applies
+        finally:
+            classify._BASE_REFUSALS = saved
+        bad = self.write("bad.tsv", "crc-missing\t(unclosed\n")
+        with self.assertRaisesRegex(tables.TableError, "bad.tsv:1: regex"):
+            tables.messages(dict(b, messages=bad))
 
     def test_generations_folders_are_a_search_path(self):
         (self.dir / "mine").mkdir()

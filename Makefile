@@ -16,7 +16,13 @@ endif
 ifneq ($(ARCH),)
 export ARCH
 endif
-B      ?= $(shell cd $(TOP) && python3 -m core.tables build-dir)
+# the tables, asked with this make's BASE and ARCH: GNU make 4.3's $(shell)
+# does not see exported variables, so a command-line BASE=... would
+# otherwise pick build/ of the default base
+TABLES  = cd $(TOP) && BASE='$(BASE)' ARCH='$(ARCH)' python3 -m core.tables
+ifeq ($(origin B),undefined)
+B      := $(shell $(TABLES) build-dir)
+endif
 ifeq ($(B),)
 $(error lab/bases.tsv or lab/arches.tsv: see above)
 endif
@@ -54,19 +60,23 @@ TEST_HISTORY_SAMPLE ?= sha3_generic dummy minix crc7
 TEST_HISTORY_DKMS ?= vpoll-dkms
 export TOP B ACCEL TIMEOUT JOBS GENS PLANS ROBUST_INPUTS FUZZ_SEED FUZZ_INPUTS
 
-ALL_ARMS := $(shell cd $(TOP) && python3 -m core.tables arms)
+ALL_ARMS := $(shell $(TABLES) arms)
 # the arms whose string (release, ABI string) the distributor policies set
-STRING_ARMS := $(shell cd $(TOP) && python3 -m core.tables arms string)
+STRING_ARMS := $(shell $(TABLES) arms string)
 # the arm whose tree the dwarf detector's debug-info build uses; the
 # detectors make detect runs (comma-separated; empty: all of detect/)
 DWARF_ARM ?= nomodv
 DETECTORS ?=
-# The pristine arms always; a series arm once its series file exists.
-ARMS ?= $(shell cd $(TOP) && python3 -m core.tables arms ready)
+# The arms that run on this base: a series arm once its series file exists,
+# an arm that needs Kconfig options once the base's tree has them (make
+# compare and make test extract the tree first, then decide). Evaluated once.
+ifeq ($(origin ARMS),undefined)
+ARMS := $(shell $(TABLES) arms ready)
+endif
 # the arm every other is measured against (arms.tsv's role)
-REFERENCE_ARM := $(shell cd $(TOP) && python3 -m core.tables arms reference)
+REFERENCE_ARM := $(shell $(TABLES) arms reference)
 # the arms whose series exists in this base (make bisect)
-SERIES_ARMS := $(shell cd $(TOP) && python3 -m core.tables arms series)
+SERIES_ARMS := $(shell $(TABLES) arms series)
 
 .DEFAULT_GOAL := help
 .PHONY: help deps tree compare compare-run report test test-run unit bisect cross asm-audit bench robust \
@@ -139,7 +149,7 @@ $(ALL_ARMS): %: build-%
 # A failed boot does not stop the others; the report is written, then the
 # run fails with the reason. lab/timed.sh records the wall time
 # (build/lab-times.tsv: the Costs section's "the lab itself").
-compare:
+compare: tree
 	@sh lab/timed.sh compare $(MAKE) --no-print-directory compare-run
 
 compare-run: $(addprefix build-,$(ARMS))
@@ -204,7 +214,7 @@ unit:
 test:
 	@sh lab/timed.sh test $(MAKE) --no-print-directory test-run
 
-test-run: deps
+test-run: tree
 	@rm -rf "$(B)/report" $(foreach a,$(ARMS),"$(B)/arms/$(a)/boot" "$(B)/arms/$(a)"-*/boot)
 	@OUT="$(B)/history" HISTORY="$(TEST_HISTORY)" SAMPLE_ONLY="$(TEST_HISTORY_SAMPLE)" \
 		DKMS_ONLY="$(TEST_HISTORY_DKMS)" sh history/run.sh || true

@@ -76,7 +76,8 @@ ARMS = os.path.join(B, "arms")
 
 TSV = tables.ROBUST_TSV
 GOOD = "main/mod-asm-user"
-ARM_COLUMNS = tuple(tables.arm_names())
+# the arms robust.tsv holds to an outcome (its header line names them)
+ARM_COLUMNS = tuple(tables.robust_columns(TSV))
 
 VERSION_ENTRY = 64          # struct modversion_info: 8-byte CRC + 56-byte name
 VERSION_NAME = 56
@@ -440,7 +441,7 @@ def apply(recipe, data, ctx=None):
 def read_tsv(path=TSV):
     """The rows of robust.tsv as dicts (core/tables.py reads it), with "line"."""
     try:
-        return tables.robust(path, ARM_COLUMNS)
+        return tables.robust(path)
     except tables.TableError as e:
         raise CorpusError(str(e)) from None
 

@@ -9,10 +9,14 @@ A malformed line is one TableError naming FILE:LINE; the CLI prints it on
 stderr and exits 1.
 
     python3 -m core.tables arms [ready|series]  the arms, report order (ready:
-                                                   pristine + those whose series file
-                                                   exists; series: only the latter)
+                                                   those that run on the base: series
+                                                   file there, needed options in its
+                                                   Kconfig; series: the series arms
+                                                   whose series file exists)
     python3 -m core.tables gens                 the generations GENS names (checked)
     python3 -m core.tables arms string          the arms whose string a policy sets
+    python3 -m core.tables arms skipped [--json]  ARM<TAB>why, for each arm not
+                                                   ready (--json: one object)
     python3 -m core.tables arms reference       the reference arm (arms.tsv's role)
     python3 -m core.tables string ARM           abi | release | - (arms.tsv)
     python3 -m core.tables kernels ABI          one line per generation kernel (GENS)
@@ -248,12 +252,18 @@ ROLES = ("reference",)
 
 
 def arms(path=ARMS_TSV):
-    """The arms, in report order: [{arm, series, string, note, role}]."""
-    rows = _unique(path, read_tsv(path, ["arm", "series", "string", "note", "role"],
-                                  optional=1, keep_line=True), "arm", "arms")
+    """The arms, in report order: [{arm, series, string, note, role, needs}]
+    (needs: the Kconfig options the arm's tree must offer, a list)."""
+    rows = _unique(path, read_tsv(path, ["arm", "series", "string", "note", "role", "needs"],
+                                  optional=2, keep_line=True), "arm", "arms")
     for a in rows:
         _one_of(path, a, "string", STRINGS)
         _one_of(path, a, "role", ("-",) + ROLES)
+        a["needs"] = [] if a["needs"] == "-" else a["needs"].split(",")
+        bad = [o for o in a["needs"] if not re.fullmatch(r"[A-Z0-9_]+", o) or o.startswith("CONFIG_")]
+        if bad:
+            raise TableError(f"{path}:{a['line']}: needs: {bad[0]} is not a Kconfig "
+                             "option name (without CONFIG_)")
         del a["line"]
     refs = [a["arm"] for a in rows if a["role"] == "reference"]
     if len(refs) != 1:
@@ -493,9 +503,29 @@ def cross_arm(path=CROSS_TSV):
     return {(r["built_by"], r["arm"]): (r["expected"], r["why"]) for r in rows}
 
 
+def robust_columns(path=ROBUST_TSV):
+    """The arms the corpus declares outcomes for: its header line
+    "# input<TAB>make<TAB>flags<TAB>ARM...<TAB>note" names them (an arm
+    without a column, such as one a later base added, is not held to it)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            for lineno, line in enumerate(f, 1):
+                cols = line.rstrip("\n").split("\t")
+                if cols[0] == "# input" and cols[1:3] == ["make", "flags"] and cols[-1] == "note":
+                    known = arm_names()
+                    bad = [c for c in cols[3:-1] if c not in known]
+                    if bad:
+                        raise TableError(f"{path}:{lineno}: {bad[0]} is not an arm of {ARMS_TSV}")
+                    return cols[3:-1]
+    except OSError as e:
+        raise TableError(f"{path}: {e.strerror or e}") from None
+    raise TableError(f"{path}: no header line '# input<TAB>make<TAB>flags<TAB>ARM...<TAB>note'")
+
+
 def robust(path=ROBUST_TSV, arm_cols=None):
-    """The robustness corpus (workload/robust.tsv): one column per arm."""
-    cols = arm_names() if arm_cols is None else list(arm_cols)
+    """The robustness corpus (workload/robust.tsv): one column per arm its
+    header names (arm_cols: those instead)."""
+    cols = robust_columns(path) if arm_cols is None else list(arm_cols)
     rows = read_tsv(path, ["input", "make", "flags", *cols, "note"], keep_line=True)
     return _unique(path, rows, "input", "inputs")
 
@@ -511,6 +541,54 @@ def shell():
     out.append(f"BASE_FLAVOUR={shlex.quote(flavour())}")
     out.append(f"BASE_BUILD={shlex.quote(os.path.join(TOP, 'build', base()['base']))}")
     return "\n".join(out)
+
+
+def kconfig_options(tree):
+    """Every option a kernel tree's Kconfig files define (config/menuconfig NAME)."""
+    names = set()
+    for root, dirs, files in os.walk(tree):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for f in files:
+            if f.startswith("Kconfig"):
+                try:
+                    with open(os.path.join(root, f), encoding="utf-8", errors="replace") as fh:
+                        names.update(re.findall(r"^\s*(?:menu)?config\s+([A-Z0-9_]+)\s*$",
+                                                fh.read(), re.M))
+                except OSError:
+                    pass
+    return names
+
+
+def arm_not_ready(a, tree=None, kconfig=None):
+    """Why arm row a does not run on the selected base, or None when it does:
+    its series file is not there yet, the base's tree lacks an option it
+    needs, or the tree is not extracted yet (make tree) while it needs one."""
+    sdir = None if a["series"] == "-" else os.path.join(base_path("series"), a["series"])
+    if sdir is not None and not os.path.isfile(os.path.join(sdir, "series")):
+        return f"no series for base {base()['base']} yet ({os.path.relpath(sdir, TOP)}/series)"
+    if a["needs"]:
+        tree = tree or os.path.join(build_dir(), "linux")
+        if not os.path.isdir(os.path.join(tree, "kernel")):
+            return f"needs {', '.join(a['needs'])}: base {base()['base']}'s tree is not extracted (make tree)"
+        have = kconfig if kconfig is not None else kconfig_options(tree)
+        lack = [o for o in a["needs"] if o not in have]
+        if lack:
+            return (f"base {base()['base']}'s Kconfig has no "
+                    f"{', '.join('CONFIG_' + o for o in lack)}")
+    return None
+
+
+def not_ready():
+    """{arm: why} for every arm that does not run on the selected base."""
+    out, kconfig = {}, None
+    for a in arms():
+        if a["needs"] and kconfig is None:
+            tree = os.path.join(build_dir(), "linux")
+            kconfig = kconfig_options(tree) if os.path.isdir(tree) else set()
+        why = arm_not_ready(a, kconfig=kconfig)
+        if why:
+            out[a["arm"]] = why
+    return out
 
 
 def series_dir(arm):
@@ -538,9 +616,15 @@ def main(argv):
     if cmd == "arms" and not args:
         print(" ".join(arm_names()))
     elif cmd == "arms" and args == ["ready"]:
-        # the pristine arms always; a series arm once its series file exists
-        print(" ".join(a["arm"] for a in arms() if series_dir(a["arm"]) is None
-                       or os.path.isfile(os.path.join(series_dir(a["arm"]), "series"))))
+        # a series arm once its series file exists; an arm that needs options
+        # once the base's tree has them
+        skip = not_ready()
+        print(" ".join(a for a in arm_names() if a not in skip))
+    elif cmd == "arms" and args == ["skipped"]:
+        for arm, why in not_ready().items():
+            print(arm, why, sep="\t")
+    elif cmd == "arms" and args == ["skipped", "--json"]:
+        print(json.dumps(not_ready()))
     elif cmd == "gens" and not args:
         print("\n".join(g["gen"] for g in wanted_gens()))
     elif cmd == "arms" and args == ["series"]:

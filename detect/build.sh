@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The dwarf detector's own build: ARM's tree (series + probe) with
-# qemu/config/dwarf.config in build/arms/ARM-dwarf/ (its own worktree and O=),
+# qemu/config/debuginfo.config in build/arms/ARM-dwarf/ (its own worktree and O=),
 # then every generation of workload/gens/gens.tsv incrementally as gens.sh
 # does, keeping each vmlinux (with DWARF) and Module.symvers in
 # kernels/<gen>/. Nothing here is booted. CPU seconds: build.json (G0, clean
@@ -14,7 +14,7 @@ arm=${1:?usage: detect/build.sh ARM}
 variant=dwarf name=$arm-dwarf
 A=$ARMS_DIR/$name src=$ARMS_DIR/$name/src obj=$ARMS_DIR/$name/obj logs=$ARMS_DIR/$name/logs
 armfrag=$TOP/qemu/config/$arm.config
-vfrag=$TOP/qemu/config/$variant.config
+vfrag=$TOP/qemu/config/debuginfo.config
 [ -f "$armfrag" ] || die "unknown arm '$arm' (no qemu/config/$arm.config)"
 git -C "$TREE" rev-parse -q --verify pristine >/dev/null 2>&1 || die "no tree (make tree)"
 mkdir -p "$obj" "$logs"

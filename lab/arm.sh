@@ -10,6 +10,8 @@ set -eu
 arm=${1:?usage: arm.sh ARM}
 frag=$TOP/qemu/config/$arm.config
 [ -f "$frag" ] || die "unknown arm '$arm' (no qemu/config/$arm.config)"
+why=$(table arms skipped | awk -F'\t' -v a="$arm" '$1 == a { print $2 }')
+[ -z "$why" ] || die "arm $arm does not run on base $BASE_BASE: $why"
 A=$ARMS_DIR/$arm
 src=$A/src obj=$A/obj logs=$A/logs
 mkdir -p "$obj" "$logs"

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Check the Debian packages the lab needs; install the missing ones as root.
 # usage: deps.sh [PACKAGE...]   (default: the lab's own for the base and the
-# architecture of lab/bases.tsv and lab/arches.tsv; detect-dwarf adds
+# architecture of lab/bases.tsv and lab/arches.tsv, libdw-dev for the dwarf
+# arm's gendwarfksyms; detect-dwarf adds
 # abigail-tools, the dwarf detector's abidiff)
 set -eu
 . "$(dirname "$0")/common.sh"
@@ -12,7 +13,7 @@ set -eu
 src=; [ "$BASE_APT" != host ] || src=$BASE_PACKAGE
 cc=$ARCH_CC_PKG; [ "$cc" != - ] || cc=
 PKGS="$src gcc $cc binutils make flex bison bc libelf-dev libssl-dev
-cpio xz-utils kmod ${ARCH_QEMU#*:} busybox-static python3 ccache libc6-dev"
+cpio xz-utils kmod libdw-dev ${ARCH_QEMU#*:} busybox-static python3 ccache libc6-dev"
 [ $# -eq 0 ] || PKGS=$*
 
 missing=

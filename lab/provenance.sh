@@ -25,6 +25,7 @@ cat > "$B/provenance.json" <<EOT
  "config_sha256": "$frag",
  "config_fragment": "$(echo $frags | sed "s|$TOP/||g")",
  "arm_config_sha256": {$cfgs},
+ "arms_skipped": $(table arms skipped --json),
  "accel": "${ACCEL:-tcg}",
  "gcc": "$(first gcc --version)",
  "binutils": "$(first ld --version)",

@@ -86,9 +86,46 @@ class TestTables(unittest.TestCase):
                          ["never", "every-upload", "crc", "stablelist", "dwarf", "declared"])
         self.assertEqual([p["policy"] for p in pols if p["oracle"]], ["declared"])
         self.assertEqual({a["arm"]: a["string"] for a in tables.arms()},
-                         {"nomodv": "release", "base": "-", "keep": "-", "remove": "abi"})
+                         {"nomodv": "release", "base": "-", "dwarf": "-", "keep": "-",
+                          "remove": "abi"})
+        self.assertEqual(tables.robust_columns(), ["nomodv", "base", "keep", "remove"])
         self.assertTrue(tables.cases() and tables.probes() and tables.cross_arm())
         self.assertTrue(tables.robust())
+
+    def test_an_arm_needs_what_the_tree_offers(self):
+        arms = self.write("arms.tsv", "# arm\tseries\tstring\tnote\trole\tneeds\n"
+                                      "a\t-\t-\tn\treference\n"
+                                      "d\t-\t-\tn\t-\tGENDWARFKSYMS,EXTENDED_MODVERSIONS\n")
+        rows = {a["arm"]: a for a in tables.arms(arms)}
+        self.assertEqual(rows["d"]["needs"], ["GENDWARFKSYMS", "EXTENDED_MODVERSIONS"])
+        self.assertEqual(rows["a"]["needs"], [])
+        tree = os.path.join(self.tmp.name, "tree")
+        os.makedirs(os.path.join(tree, "kernel", "module"))
+        kc = os.path.join(tree, "kernel", "module", "Kconfig")
+        with open(kc, "w") as f:
+            f.write("config MODVERSIONS\n\tbool\nmenuconfig GENDWARFKSYMS\n")
+        self.assertEqual(tables.kconfig_options(tree), {"MODVERSIONS", "GENDWARFKSYMS"})
+        why = tables.arm_not_ready(rows["d"], tree=tree)
+        self.assertIn("CONFIG_EXTENDED_MODVERSIONS", why)
+        self.assertNotIn("CONFIG_GENDWARFKSYMS", why)
+        with open(kc, "a") as f:
+            f.write("config EXTENDED_MODVERSIONS\n")
+        self.assertIsNone(tables.arm_not_ready(rows["d"], tree=tree))
+        self.assertIsNone(tables.arm_not_ready(rows["a"], tree=tree))
+        self.assertIn("not extracted", tables.arm_not_ready(rows["d"], tree=self.tmp.name + "/none"))
+        bad = self.write("arms2.tsv", "a\t-\t-\tn\treference\tCONFIG_X\n")
+        with self.assertRaises(tables.TableError):
+            tables.arms(bad)
+
+    def test_robust_columns_are_its_header(self):
+        tsv = self.write("robust.tsv", "# input\tmake\tflags\tbase\tnomodv\tnote\n"
+                                       "x\tcopy\t-\tloaded\tloaded\tn\n")
+        self.assertEqual(tables.robust_columns(tsv), ["base", "nomodv"])
+        self.assertEqual(tables.robust(tsv)[0]["nomodv"], "loaded")
+        for text in ("x\tcopy\t-\tloaded\tn\n",
+                     "# input\tmake\tflags\tnoarm\tnote\n"):
+            with self.assertRaises(tables.TableError):
+                tables.robust_columns(self.write("r2.tsv", text))
 
     def test_bad_line_is_one_error_with_its_place(self):
         path = self.write("gens.tsv", "# gen\tpatch\n\nG1\tG1.patch\t-\n")

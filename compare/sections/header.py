@@ -26,5 +26,17 @@ KEY = "provenance"
 TITLE = "modvlab report"
 
 
+def skipped_line(report):
+    """The arms this base did not run, and why (lab/provenance.sh records
+    core.tables' reason at run time)."""
+    skipped = report["provenance"].get("arms_skipped") or {}
+    if not skipped or not isinstance(skipped, dict):
+        return []
+    items = ["Arms not run on this base: "]
+    for i, (arm, why) in enumerate(sorted(skipped.items())):
+        items += [", " if i else "", doc.Bold(arm), f" ({why})"]
+    return [doc.P(items + ["."])]
+
+
 def blocks(data, report):
-    return [doc.H(1, TITLE), provenance_line(report)]
+    return [doc.H(1, TITLE), provenance_line(report)] + skipped_line(report)

@@ -187,9 +187,11 @@ def case_record(arm, c, run, missing, logname):
 
 def not_run_record(arm, c):
     rec = base_record(arm, c)
-    rec["outcome"] = "not-run"
+    # not-run, or does-not-build (the module's own build failed: a result,
+    # with the compiler's or modpost's line as its reason; no verdict)
+    rec["outcome"] = c.get("outcome") or "not-run"
     rec["reason"] = c.get("reason") or "not run"
-    rec["verdict"] = classify.verdict("not-run", rec["expected"])
+    rec["verdict"] = classify.verdict(rec["outcome"], rec["expected"])
     return rec
 
 

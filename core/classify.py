@@ -54,6 +54,9 @@ REFUSALS = [(name, re.compile(p)) for name, p in (
     # kernel_param layout differs from this kernel's: ops at offset ...",
     # "struct module layout record differs ...", "... record has no contents"
     ("layout", r"\b(no )?struct \w+ layout (differs|record)\b"),
+    # verify_namespace_is_imported(): the export is in a namespace the module
+    # does not import (MODULE_IMPORT_NS); "Unknown symbol" follows
+    ("namespace", r"from namespace \S+, but does not import it"),
     ("unknown-symbol", r"Unknown symbol"),                   # symbol not exported (any more)
     ("already-loaded", r"module is already loaded"),         # a module of that name is live
 )]
@@ -254,7 +257,8 @@ VERDICTS = {
     ("crashed", "compatible"): "lab-error",
     ("crashed", "incompatible"): "unsafe-load",
 }
-# timeout, setup-failed, plan-error, not-run, or an unknown expectation: no verdict.
+# timeout, setup-failed, plan-error, not-run, does-not-build (the module's own
+# build failed against the kernel), or an unknown expectation: no verdict.
 
 
 def verdict(outcome, expected, reached=True):

@@ -24,6 +24,21 @@ ARMS = os.path.join(B, "arms")
 KINDS = ("release", "cross", "update", "rebuilt", "robust", "bench", "history")
 
 
+def not_built(ko):
+    """The first error line of ko's own build, where workload/build.sh
+    recorded it did not build (its set's not-built.tsv), else None."""
+    name = os.path.basename(ko)[:-len(".ko")] if ko.endswith(".ko") else None
+    try:
+        with open(os.path.join(os.path.dirname(ko), "not-built.tsv"), encoding="utf-8") as f:
+            for line in f:
+                mod, _, why = line.rstrip("\n").partition("\t")
+                if name and mod == name:
+                    return why or "(no error line)"
+    except OSError:
+        pass
+    return None
+
+
 class Planner:
     def __init__(self, arm):
         self.arm = arm
@@ -48,7 +63,12 @@ class Planner:
         missing = [p for p in (ko, *deps) if not os.path.isfile(p)]
         if missing or not os.path.isfile(b["kernel"]):
             what = missing[0] if missing else b["kernel"]
-            self.not_run.append(dict(rec, reason=f"not built: {os.path.relpath(what, B)}"))
+            why = not_built(what)
+            if why:     # a result: the module's own build failed against this kernel
+                self.not_run.append(dict(rec, outcome="does-not-build",
+                                         reason=f"does not build: {why}"))
+            else:
+                self.not_run.append(dict(rec, reason=f"not built: {os.path.relpath(what, B)}"))
             return
         guest = lambda p: "/m/" + os.path.relpath(p, ARMS)
         for p in (ko, *deps):

@@ -28,6 +28,16 @@ class TestFixtureOutcomes(unittest.TestCase):
         self.assertEqual(got[2][1], "mod_consumer: no symbol version for modvlab_prov_asm_add")
         self.assertTrue(got[3][1].startswith("mod_asm_user: version magic '6.1.192 SMP"))
 
+    def test_namespace_before_unknown_symbol(self):
+        # verify_namespace_is_imported(), then simplify_symbols()'s line
+        dmesg = ["mod_probe_gone: module uses symbol (modvlab_probe_gone) from namespace "
+                 "MODVLAB, but does not import it.",
+                 "mod_probe_gone: Unknown symbol modvlab_probe_gone (err -22)"]
+        reason, line = classify.refusal_reason("EINVAL", dmesg)
+        self.assertEqual(reason, "namespace")
+        self.assertIn("from namespace MODVLAB", line)
+        self.assertEqual(classify.refusal_reason("EINVAL", dmesg[1:])[0], "unknown-symbol")
+
     def test_noisy_equals_clean(self):
         self.assertEqual(judged("noisy.log"), judged("clean.log"))
 

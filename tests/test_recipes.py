@@ -26,6 +26,11 @@ if [ -n "${FAKE_MAKE_FAIL:-}" ]; then
 	echo "make[2]: *** No rule to make target '$m/mod-missing.o', needed by '$m/'.  Stop."
 	exit 2
 fi
+# modpost fails the whole M= run, while FAKE_MODPOST_FAIL's module is in it
+if [ -n "${FAKE_MODPOST_FAIL:-}" ] && grep -q "^obj-m += $FAKE_MODPOST_FAIL.o" "$m/Kbuild"; then
+	echo "ERROR: modpost: module $FAKE_MODPOST_FAIL uses symbol modvlab_probe_gone from namespace MODVLAB, but does not import it."
+	exit 2
+fi
 for o in $(sed -n 's/^obj-m += //p' "$m/Kbuild"); do
 	x=${o%.o}
 	: > "$m/$o"
@@ -260,6 +265,33 @@ class TestRecipes(unittest.TestCase):
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("ARCH=noqemu cannot boot here", r.stderr)
         self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+
+    def test_a_rebuilt_module_that_does_not_build_is_a_result(self):
+        # a generation moves an export into a namespace: modpost fails the
+        # probe set's M= run; the others still build, and the plan reports
+        # the one that does not with modpost's line, instead of exit 2
+        if not (self.b / "arms" / "base" / "mods" / "probe" / "mod-probe-new.ko").is_file():
+            self.plan()
+        out = self.b / "arms" / "base" / "kernels" / "G99" / "mods"
+        self.run_in("sh", "workload/build.sh", "base", "probe", str(out),
+                    env={"FAKE_MODPOST_FAIL": "mod-probe-gone"})
+        self.assertFalse((out / "probe" / "mod-probe-gone.ko").exists())
+        self.assertTrue((out / "probe" / "mod-probe-c.ko").is_file())
+        self.assertIn("mod-probe-gone\tERROR: modpost: module mod-probe-gone uses symbol",
+                      (out / "probe" / "not-built.tsv").read_text())
+        self.run_in(sys.executable, "-m", "plan", "base", env={"GENS": "G99", "PLANS": ""})
+        p = json.loads((self.b / "arms" / "base" / "plan.json").read_text())
+        cases = {c["case"]: c for c in p["cases"] + p["not_run"]}
+        gone = cases["g99-probe-gone-rebuilt"]
+        self.assertEqual(gone["outcome"], "does-not-build")
+        self.assertIn("does not build: ERROR: modpost: module mod-probe-gone uses symbol "
+                      "modvlab_probe_gone from namespace MODVLAB", gone["reason"])
+        self.assertNotIn("outcome", cases["g99-probe-c-rebuilt"])
+        self.assertIn("g99-probe-gone", {c["case"] for c in p["cases"]})   # G0's copy runs
+        # a clean rebuild forgets it
+        self.run_in("sh", "workload/build.sh", "base", "probe", str(out))
+        self.assertFalse((out / "probe" / "not-built.tsv").exists())
+        self.assertTrue((out / "probe" / "mod-probe-gone.ko").is_file())
 
     def test_failed_module_set_names_the_line(self):
         r = self.run_in("sh", "workload/build.sh", "base", env={"FAKE_MAKE_FAIL": "1"},

@@ -54,15 +54,30 @@ set_build() {
 	shift	# --
 	mv "$d/Kbuild.new" "$d/Kbuild"
 	echo "== $name: make M=$d $*" >>"$log"
+	rm -f "$d/not-built.tsv"
 	kmake "$log" "$d" "$@" && return
 	[ -n "${KEEP_GOING:-}" ] ||
 		die "module set $name of $arm failed to build: $why (log: $log)"
-	# drop the modules whose object did not compile, and link the others
-	for o in $(sed -n 's/^obj-m += //p' "$d/Kbuild"); do
-		[ -f "$d/$o" ] || { sed -i "/^obj-m += $o\$/d" "$d/Kbuild"; echo "== $name: ${o%.o} does not build: not run" >>"$log"; }
+	# One module that does not build (a compiler error, or modpost's: a
+	# symbol moved into a namespace, gone, ...) fails the whole M= run, and
+	# modpost then writes no .ko at all: build each module on its own, keep
+	# the ones that build, and say why each other one did not
+	# (not-built.tsv: MODULE<TAB>the first error line; plan/ reports it).
+	mv "$d/Kbuild" "$d/Kbuild.all"
+	ok=
+	for o in $(sed -n 's/^obj-m += //p' "$d/Kbuild.all"); do
+		{ grep -v '^obj-m += ' "$d/Kbuild.all"; echo "obj-m += $o"; } > "$d/Kbuild"
+		if kmake "$log" "$d" "$@"; then
+			ok="$ok $o"
+		else
+			printf '%s\t%s\n' "${o%.o}" "$why" >> "$d/not-built.tsv"
+			echo "== $name: ${o%.o} does not build: $why" >>"$log"
+		fi
 	done
-	kmake "$log" "$d" "$@" ||
-		die "module set $name of $arm failed to build, even without the modules that do not compile: $why (log: $log)"
+	{ grep -v '^obj-m += ' "$d/Kbuild.all"; for o in $ok; do echo "obj-m += $o"; done; } > "$d/Kbuild"
+	rm -f "$d/Kbuild.all"
+	[ -z "$ok" ] || kmake "$log" "$d" "$@" ||
+		die "module set $name of $arm failed to build, even with only the modules that build alone: $why (log: $log)"
 }
 
 if [ "${2:-}" = probe ]; then

@@ -12,7 +12,8 @@ build/report/bench.json (+ bench.svg) from all of them.
                                     every number, all positive
 
 Inputs, under build/bench/: load/ARM/sizes.json, load/ARM/rK.{log,json,plan.json}
-(the bench boots), runs/ARM/rK.json (the clean builds), compare-warm.{json,
+(the bench boots), runs/ARM/rK.json and runs/ARM+dwarf5/rK.json (the clean
+builds, without and with debug info), compare-warm.{json,
 steps.tsv}; build/steps.tsv; build/lab-times.tsv if the Makefile records one
 (TARGET<tab>WALL_S<tab>DATE<tab>KIND<tab>RC lines written by lab/timed.sh;
 KIND cold|fresh|warm: what the run started from).
@@ -105,23 +106,29 @@ def cmd_run(arm, n, mode, ident, scratch, waited, la0, la1):
             if name.endswith(".o.cmd"):
                 with open(os.path.join(root, name), errors="replace") as f:
                     symver_objects += "\n#SYMVER " in f.read()
-    modv = False
     with open(os.path.join(scratch, ".config")) as f:
-        modv = "CONFIG_MODVERSIONS=y\n" in f.read()
+        config = f.read()
+    modv = "CONFIG_MODVERSIONS=y\n" in config
+    tool = ("none" if not modv else "gendwarfksyms" if "CONFIG_GENDWARFKSYMS=y\n" in config
+            else "genksyms")
     rec = {"arm": arm, "run": int(n), "mode": mode, "identity": ident,
-           "commit": subprocess.run(["git", "-C", os.path.join(ARMS, arm, "src"), "rev-parse",
+           "commit": subprocess.run(["git", "-C", os.path.join(ARMS, arm.split("+")[0], "src"),
+                                     "rev-parse",
                                      "HEAD"], capture_output=True, text=True).stdout.strip(),
            "targets": "vmlinux modules", "ccache": mode != "clean",
            "cpu_s": cpu.get("cpu_s"), "user_s": cpu.get("user_s"), "sys_s": cpu.get("sys_s"),
            "wall_s": cpu.get("wall_s"), "rc": cpu.get("rc"),
            "waited_for_other_builds_s": int(waited), "loadavg_before": float(la0),
-           "loadavg_after": float(la1), "modversions": modv,
+           "loadavg_after": float(la1), "modversions": modv, "tool": tool,
+           "debug_info": "CONFIG_DEBUG_INFO=y\n" in config,
            "symversions": {
-               "genksyms": acct.get("genksyms"), "cpp_genksyms": acct.get("cpp-genksyms"),
+               "genksyms": acct.get("genksyms"), "gendwarfksyms": acct.get("gendwarfksyms"),
+               "cpp_genksyms": acct.get("cpp-genksyms"),
                "cpp_asm_exports": acct.get("cpp-asm-exports"),
                "nm_check": {"objects": nm_objects, "cpu_s": nm.get("cpu_s") if nm_objects else 0.0},
                "objects_with_symver": symver_objects}}
-    parts = [acct.get(k, {}).get("cpu_s", 0.0) for k in ("genksyms", "cpp-genksyms", "cpp-asm-exports")]
+    parts = [acct.get(k, {}).get("cpu_s", 0.0)
+             for k in ("genksyms", "gendwarfksyms", "cpp-genksyms", "cpp-asm-exports")]
     rec["symversions"]["total_cpu_s"] = round(sum(parts) + (rec["symversions"]["nm_check"]["cpu_s"] or 0), 3)
     json.dump(rec, sys.stdout, indent=1)
     print()
@@ -205,6 +212,30 @@ def build_costs(arms, quick):
             same = base.get("median") and base.get("mode") == s["mode"]
             s["ratio_to_base"] = round(s["median"] / base["median"], 3) if same else None
     return out, gk
+
+
+def tool_costs(names):
+    """What a versioning tool costs, from the clean builds of the arms and of
+    their +dwarf5 builds (lab/bench.sh's tools phase): per build, its tool
+    (none, genksyms, gendwarfksyms, read from its .config), whether it had
+    debug info, the CPU s median, and the ratio to the build without
+    modversions with the same debug info (the tool's marginal cost)."""
+    rows = {}
+    for name in names:
+        runs = [r for r in runs_of(name) if r.get("mode") == "clean"]
+        s = stats([r["cpu_s"] for r in runs])
+        if s is None or "tool" not in runs[-1]:
+            continue
+        sv = [r["symversions"] for r in runs]
+        rows[name] = {"tool": runs[-1]["tool"], "debug_info": runs[-1].get("debug_info", False),
+                      "cpu_s": s, "tool_cpu_s": stats(
+                          [(x.get("gendwarfksyms") or x.get("genksyms") or {}).get("cpu_s", 0.0)
+                           for x in sv]) if runs[-1]["tool"] != "none" else None}
+    for name, r in rows.items():
+        none = [o for o in rows.values() if o["tool"] == "none" and o["debug_info"] == r["debug_info"]]
+        r["ratio_to_none"] = (round(r["cpu_s"]["median"] / none[0]["cpu_s"]["median"], 3)
+                              if none and none[0]["cpu_s"]["median"] else None)
+    return rows
 
 
 def load_costs(arms):
@@ -404,6 +435,15 @@ def cmd_report(arms, quick):
                           "then the median over the rounds (one boot per arm per round, arms "
                           "interleaved). Under TCG absolute times are inflated; compare ratios.",
            "sizes": sizes, "lab": lab}
+    variants = sorted(os.path.basename(d) for d in glob.glob(os.path.join(BB, "runs", "*+*"))
+                      if os.path.basename(d).split("+")[0] in arms)
+    rep["tool_cpu_s"] = tool_costs(arms + variants) if not quick else {}
+    rep["tool_method"] = ("clean `vmlinux modules` builds, ccache off, interleaved in the same "
+                          "rounds as build_cpu_s; ARM+dwarf5 is ARM's config plus "
+                          "qemu/config/debuginfo.config; tool_cpu_s is genksyms' or "
+                          "gendwarfksyms' own CPU s (wrapped in workload/bench/acct); "
+                          "ratio_to_none: against the build without modversions with the same "
+                          "debug info")
     rep["targets"] = targets(load, unsorted, rounds, build, lab)
     rep["problems"] = problems + completeness(rep, arms)
     out = os.path.join(B, "report")
@@ -454,6 +494,9 @@ def summary(rep):
         print(f"  {a:7s} build {b.get('median', '-')} CPU s (x{b.get('ratio_to_base', '-')})"
               + (f", symversions {gt} s" if gt is not None else "")
               + "; load ms: " + " ".join(f"{n}:{v / 1e6:.2f}" for n, v in ln.items()))
+    for name, r in (rep.get("tool_cpu_s") or {}).items():
+        print(f"  {name:14s} {r['tool']:13s} debug info {'yes' if r['debug_info'] else 'no '} "
+              f"build {r['cpu_s']['median']} CPU s (x{r['ratio_to_none']} of none)")
     for k, v in rep["targets"].items():
         print(f"  target {k}: {v}")
 

@@ -20,7 +20,12 @@
 #         genksyms and the preprocessor runs that feed it (-D__GENKSYMS__,
 #         and the .S export pre-pass) run under workload/bench/acct.c, which
 #         logs each one's rusage; the per-object "nm | grep -q __ksymtab"
-#         check is timed by rerunning it on the same objects after the build
+#         check is timed by rerunning it on the same objects after the build;
+#         gendwarfksyms (where the tree has it) is accounted the same way
+#  tools  (with build) each arm whose config has no debug info is also
+#         built with qemu/config/debuginfo.config (DWARF 5) in the same
+#         rounds, as ARM+dwarf5: what genksyms and gendwarfksyms cost
+#         against none, without and with the debug info distributions build
 #
 # --quick (make test's sanity run, documented in README/Makefile help):
 #  no lab phase; load: 1 round of 3 repeats; build: the arm's full runs are
@@ -29,19 +34,19 @@
 #  ~1 min, not ~3): its build CPU s is then marked "ccache-on" and is not a
 #  cost, but genksyms/cpp/nm are still real (ccache does not cache -E).
 #
-# usage: bench.sh [--quick] [--only=lab,load,build] [ARM...]
+# usage: bench.sh [--quick] [--only=lab,load,build,tools] [ARM...]
 #        (default arms: those of nomodv base keep remove that are built)
 # env:   BENCH_RUNS (3), BENCH_ROUNDS (3), BENCH_NS, BENCH_REPEAT,
 #        BENCH_WAIT (s to wait for another kernel build to end, 1800)
 set -eu
 . "$(dirname "$0")/common.sh"
 
-quick="" phases=lab,load,build
+quick="" phases=lab,load,build,tools
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1 ;;
 	--only=*) phases=${1#--only=} ;;
-	-*) die "usage: bench.sh [--quick] [--only=lab,load,build] [ARM...]" ;;
+	-*) die "usage: bench.sh [--quick] [--only=lab,load,build,tools] [ARM...]" ;;
 	*) break ;;
 	esac
 	shift
@@ -59,7 +64,7 @@ for a in $arms; do
 	[ -f "$ARMS_DIR/$a/kernels/G0/$IMAGE" ] || die "arm $a is not built (make $a)"
 done
 runs=${BENCH_RUNS:-3} rounds=${BENCH_ROUNDS:-3}
-[ -n "$quick" ] && { rounds=1; export BENCH_QUICK=1; phases=$(echo "$phases" | sed 's/lab,\{0,1\}//'); }
+[ -n "$quick" ] && { rounds=1; export BENCH_QUICK=1; phases=$(echo "$phases" | sed 's/lab,\{0,1\}//; s/,\{0,1\}tools//'); }
 BB=$B/bench
 mkdir -p "$BB" "$B/report"
 echo "${quick:+quick }arms: $arms" > "$BB/mode"
@@ -128,36 +133,48 @@ if has build; then
 	fi
 	# the arm's identity: what a run measured (reused by --quick while it matches)
 	ident() { cat "$ARMS_DIR/$1/series.id" "$ARMS_DIR/$1/config.id" 2>/dev/null | tr '\n' - ; }
-	# kbuild's own genksyms command, wrapped: it must be the one we wrap
-	GK='scripts/genksyms/genksyms $(if $(1), -T $(2)) $(if $(KBUILD_PRESERVE), -p) -r $(or $(wildcard $(2:.symtypes=.symref)), /dev/null)'
-	check_gk() { # SRC: the tree's genksyms variable is still the one above
-		f=$1/scripts/Makefile.build
-		grep -q '^genksyms = scripts/genksyms/genksyms' "$f" || return 0	# no genksyms at all
-		awk '/^genksyms = /{p=1} p{print} p&&!/\\$/{exit}' "$f" | tr '\\\t\n' '   ' | tr -s ' ' |
-			grep -qF 'genksyms = scripts/genksyms/genksyms $(if $(1), -T $(2)) $(if $(KBUILD_PRESERVE), -p) -r $(or $(wildcard $(2:.symtypes=.symref)), /dev/null)' ||
-			die "$1/scripts/Makefile.build: its genksyms command changed; update lab/bench.sh (GK)"
+	# kbuild's own symversions tools, wrapped in acct: the tree's own
+	# definition of make's genksyms / gendwarfksyms variable, prefixed
+	# (empty when the tree has no such tool)
+	wrapped() { # SRC NAME
+		awk -v v="$2" '$1 == v && $2 == "=" {p=1} p{print} p&&!/\\$/{exit}' \
+			"$1/scripts/Makefile.build" | tr '\\\t\n' '   ' | tr -s ' ' |
+			sed "s|^ *$2 = \(.*[^ ]\) *\$|$acct $alog $2 \1|"
 	}
 	# one_run ARM N MODE: one clean build in a scratch O=, its JSON in runs/
+	# one_run ARM N MODE [dwarf5]: dwarf5 = the arm's config plus
+	# qemu/config/debuginfo.config (DWARF 5, as distributions build), its
+	# runs under ARM+dwarf5
 	one_run() {
-		a=$1 n=$2 mode=$3
+		a=$1 n=$2 mode=$3 v=${4:-}
 		A=$ARMS_DIR/$a src=$ARMS_DIR/$a/src s=$ARMS_DIR/$a/bench-obj
-		out=$BB/runs/$a/r$n.json log=$BB/runs/$a/r$n.log
-		mkdir -p "$BB/runs/$a"
-		check_gk "$src"
+		name=$a${v:++$v}
+		out=$BB/runs/$name/r$n.json log=$BB/runs/$name/r$n.log
+		mkdir -p "$BB/runs/$name"
 		cfg=$A/config.G0; [ -f "$cfg" ] || cfg=$A/obj/.config
 		wait_builds
 		[ -z "$(git -C "$src" status --porcelain)" ] || die "$a: $src is not clean (a generation build running?)"
 		rm -rf "$s"; mkdir -p "$s"
 		cp "$cfg" "$s/.config"
 		if [ "$mode" = ccache ]; then cc=$KCC; unset CCACHE_DISABLE; else cc=${KCC#ccache }; export CCACHE_DISABLE=1; fi
-		make -C "$src" O="$s" $KARGS CC="$cc" olddefconfig >"$log" 2>&1 || die "$a: olddefconfig failed (log: $log)"
-		cmp -s "$cfg" "$s/.config" || die "$a: the G0 .config does not survive olddefconfig (log: $log)"
+		if [ -n "$v" ]; then
+			dfrag=$(lab_fragments "$TOP/qemu/config/debuginfo.config" | tail -n 1)
+			{ "$src/scripts/kconfig/merge_config.sh" -m -O "$s" "$s/.config" "$dfrag" &&
+				make -C "$src" O="$s" $KARGS CC="$cc" olddefconfig; } >"$log" 2>&1 ||
+				die "$name: config failed (log: $log)"
+			"$TOP/lab/config-check.sh" "$s/.config" "$dfrag" >>"$log" 2>&1 ||
+				die "$name: debug info options did not take (log: $log)"
+		else
+			make -C "$src" O="$s" $KARGS CC="$cc" olddefconfig >"$log" 2>&1 || die "$a: olddefconfig failed (log: $log)"
+			cmp -s "$cfg" "$s/.config" || die "$a: the G0 .config does not survive olddefconfig (log: $log)"
+		fi
 		alog=$s/acct.log; : > "$alog"
+		gk=$(wrapped "$src" genksyms) gdk=$(wrapped "$src" gendwarfksyms)
 		touch "$s/.start"
 		la0=$(cut -d' ' -f1 /proc/loadavg)
-		step BUILD "$a bench run $n ($mode)"
+		step BUILD "$name bench run $n ($mode)"
 		"$TOP/lab/cputime.py" "$s/cputime.json" -- nice make -C "$src" O="$s" $KARGS -j"$JOBS" \
-			CC="$cc" CPP="$acct $alog cpp $cc -E" genksyms="$acct $alog genksyms $GK" \
+			CC="$cc" CPP="$acct $alog cpp $cc -E" ${gk:+genksyms="$gk"} ${gdk:+gendwarfksyms="$gdk"} \
 			vmlinux modules >>"$log" 2>&1 ||
 			die "$a: bench build failed: $(grep -m1 -e 'error:' -e 'Error ' "$log") (log: $log)"
 		la1=$(cut -d' ' -f1 /proc/loadavg)
@@ -178,7 +195,7 @@ if has build; then
 		fi
 		"$TOP/lab/cputime.py" "$s/nm-check.json" -- sh -c \
 			'while read -r o; do nm "$o" 2>/dev/null | grep -q __ksymtab || :; done < "$1"' sh "$s/nm-check.list"
-		py lab.bench run "$a" "$n" "$mode" "$(ident "$a")" \
+		py lab.bench run "$name" "$n" "$mode" "$(ident "$a")" \
 			"$s" "$waited" "$la0" "$la1" > "$out.tmp"
 		mv "$out.tmp" "$out"
 		rm -rf "$s"
@@ -196,9 +213,19 @@ if has build; then
 		done
 	else
 		rm -rf "$BB/runs"
+		# tools: each arm built without debug info also with DWARF 5, in
+		# the same rounds (what a versioning tool costs where a
+		# distribution builds debug info anyway)
+		dwarf5=
+		if has tools; then
+			for a in $arms; do
+				grep -q '^CONFIG_DEBUG_INFO=y' "$ARMS_DIR/$a/obj/.config" || dwarf5="$dwarf5 $a"
+			done
+		fi
 		n=1
 		while [ "$n" -le "$runs" ]; do
 			for a in $arms; do one_run "$a" "$n" clean; done
+			for a in $dwarf5; do one_run "$a" "$n" clean dwarf5; done
 			n=$((n + 1))
 		done
 	fi

@@ -40,6 +40,39 @@ class TestCosts(unittest.TestCase):
         self.assertIn("| make test (last run) | 700 |", self.md)
         self.assertIn("| BUILD | base G0 | 300 |", self.md)
 
+    def test_tool_costs_from_runs(self):
+        import json
+        import os
+        import tempfile
+        from lab import bench
+        with tempfile.TemporaryDirectory() as bb:
+            def run(name, cpu, tool, dbg, tool_s=0.0):
+                d = os.path.join(bb, "runs", name)
+                os.makedirs(d, exist_ok=True)
+                with open(os.path.join(d, "r1.json"), "w") as f:
+                    json.dump({"rc": 0, "cpu_s": cpu, "mode": "clean", "tool": tool,
+                               "debug_info": dbg, "symversions": {
+                                   "genksyms": {"cpu_s": tool_s} if tool == "genksyms" else None,
+                                   "gendwarfksyms": ({"cpu_s": tool_s}
+                                                     if tool == "gendwarfksyms" else None)}}, f)
+            run("nomodv", 1000.0, "none", False)
+            run("base", 1100.0, "genksyms", False, 40.0)
+            run("nomodv+dwarf5", 1500.0, "none", True)
+            run("base+dwarf5", 1600.0, "genksyms", True, 41.0)
+            run("dwarf", 1650.0, "gendwarfksyms", True, 90.0)
+            saved, bench.BB = bench.BB, bb
+            try:
+                rows = bench.tool_costs(["nomodv", "base", "dwarf", "nomodv+dwarf5", "base+dwarf5"])
+            finally:
+                bench.BB = saved
+        self.assertEqual(rows["base"]["ratio_to_none"], 1.1)
+        self.assertEqual(rows["dwarf"]["ratio_to_none"], 1.1)        # against nomodv+dwarf5
+        self.assertEqual(rows["dwarf"]["tool_cpu_s"]["median"], 90.0)
+        self.assertIsNone(rows["nomodv"]["tool_cpu_s"])
+        md = doc.md(costs.tool_blocks({"tool_cpu_s": rows}))
+        self.assertIn("| **dwarf** | gendwarfksyms | DWARF | 1650.0 | 1 | 1.100× | 90.0 |", md)
+        self.assertLess(md.index("**base**"), md.index("**nomodv+dwarf5**"))
+
     def test_no_lab_times(self):
         md = doc.md(costs.lab_time_blocks({}))
         self.assertIn("No wall times recorded yet", md)

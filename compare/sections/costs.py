@@ -66,6 +66,7 @@ def bench_blocks(bench):
     if rows:
         out.append(doc.Table(["arm", "clean build CPU s (median)", "spread", "runs", "mode",
                               "× base", "genksyms + symversions CPU s"], rows, align="lrrrlrr"))
+    out += tool_blocks(bench)
     load = bench.get("load_ns") or {}
     if load:
         keys = sorted({k for v in load.values() for k in v}, key=int)
@@ -84,6 +85,27 @@ def bench_blocks(bench):
     out += target_blocks(bench.get("targets") or {})
     out += lab_time_blocks(bench.get("lab") or {})
     return out
+
+
+def tool_blocks(bench):
+    """What a versioning tool costs against none, without and with debug info
+    (bench.json's tool_cpu_s: lab/bench.sh's tools phase)."""
+    tools = bench.get("tool_cpu_s") or {}
+    if not tools:
+        return []
+    rows = []
+    for name, r in sorted(tools.items(), key=lambda kv: (kv[1].get("debug_info", False),
+                                                         kv[1].get("tool") != "none", kv[0])):
+        c, t = r.get("cpu_s") or {}, r.get("tool_cpu_s") or {}
+        rows.append([doc.Bold(name), r.get("tool", NONE), "DWARF" if r.get("debug_info") else "none",
+                     num(c.get("median")), len(c.get("runs") or []),
+                     f"{r['ratio_to_none']:.3f}×" if isinstance(r.get("ratio_to_none"), (int, float))
+                     else NONE, num(t.get("median")) if t else NONE])
+    return [doc.P("What the versioning tool costs, as a distributor pays it: clean builds "
+                  "(ccache off) of each arm and of each with DWARF 5 debug info added, in the same "
+                  "rounds; × none is against the build without modversions with the same debug info."),
+            doc.Table(["build", "tool", "debug info", "clean build CPU s (median)", "runs",
+                       "× none", "the tool's own CPU s"], rows, align="lllrrrr")]
 
 
 def _target_value(t):

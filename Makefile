@@ -79,7 +79,7 @@ REFERENCE_ARM := $(shell $(TABLES) arms reference)
 SERIES_ARMS := $(shell $(TABLES) arms series)
 
 .DEFAULT_GOAL := help
-.PHONY: help deps tree compare compare-run report test test-run unit bisect cross asm-audit bench robust \
+.PHONY: help deps tree compare compare-run report bases test test-run unit bisect cross asm-audit bench robust \
 	fuzz detect detect-dwarf history clean clean-tree test-loaded $(ALL_ARMS)
 
 help:
@@ -92,6 +92,7 @@ help:
 	@echo '  $(ALL_ARMS)'
 	@echo '               build one arm (kernel + workload modules) and boot it'
 	@echo '  report       re-render build/report/ from saved logs (no build, no boot)'
+	@echo '  bases        the bases side by side from their reports: build/bases/ (no build, no boot)'
 	@echo '  bisect       build after every patch of each series (build/bisect/*.tsv)'
 	@echo '  cross        keep series + MODVERSIONS cross-built for lab/cross.tsv (build/cross/cross.tsv)'
 	@echo '  bench        costs: clean builds (ccache off, interleaved), load time vs imports'
@@ -179,6 +180,11 @@ detect-dwarf: tree
 	@sh lab/deps.sh abigail-tools
 	@sh detect/build.sh $(DWARF_ARM)
 	@$(MAKE) --no-print-directory detect
+
+# The bases side by side, from each base's own report (make compare BASE=...):
+# build/bases/bases.{json,md,html}; no build, no boot
+bases:
+	@python3 -m compare bases --top "$(TOP)"
 
 report:
 	@python3 -m compare report --build "$(B)" --arms "$(shell echo $(ARMS) | tr ' ' ,)"

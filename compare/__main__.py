@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Command line of compare: `report` writes build/report/ (json, md, html), `parse LOG` reads one console log offline, `robust` judges the robustness corpus."""
+"""Command line of compare: `report` writes build/report/ (json, md, html), `parse LOG` reads one console log offline, `robust` judges the robustness corpus, `bases` puts the bases' reports side by side."""
 import argparse
 import sys
 
 from core import classify, ktap
 
-from . import doc, report, robust
+from . import bases, doc, report, robust
 from .sections import robustness
 
 
@@ -73,6 +73,18 @@ def cmd_robust(args):
     return 1 if bad else 0
 
 
+def cmd_bases(args):
+    try:
+        reps, missing, paths = bases.render(args.top, args.base or None, args.out)
+    except FileNotFoundError as e:
+        print(f"compare: error: {e}", file=sys.stderr)
+        return 1
+    print(f"compare: wrote {', '.join(paths)} ({', '.join(reps)})")
+    for b, why in missing:
+        print(f"  {b}: not reported: {why}")
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="compare", description=__doc__.split(":", 1)[1].strip())
     sub = ap.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
@@ -98,6 +110,12 @@ def main(argv=None):
                    help="only judge the boots of --arm that did not finish (make compare): "
                         "exit 1 unless each stopped on a crash robust.tsv declares")
     p.set_defaults(func=cmd_robust)
+    p = sub.add_parser("bases", help="the bases side by side from each base's report "
+                       "(build/BASE/report/report.json): build/bases/bases.{json,md,html}")
+    p.add_argument("--top", default=".", metavar="DIR", help="the lab's top folder (default: .)")
+    p.add_argument("--out", metavar="DIR", help="where to write (default: TOP/build/bases)")
+    p.add_argument("base", nargs="*", help="these bases (default: every line of lab/bases.tsv)")
+    p.set_defaults(func=cmd_bases)
     args = ap.parse_args(argv)
     try:
         return args.func(args)

@@ -34,7 +34,7 @@ JOBS   ?= $(shell nproc)
 # kernel generations to build and boot (workload/gens/gens.tsv); empty = all
 GENS   ?=
 # make test runs a reduced but real set (G0 always runs)
-TEST_GENS ?= G1 G2 G4
+TEST_GENS ?= G1 G2 G4 G9
 # extra boots from plan/<name>.py: robust (the bad-module corpus),
 # bench (load time vs imported symbols); make test runs both (bench quick)
 PLANS  ?=

@@ -9,6 +9,8 @@
 #   noproto/  provider + consumer without the -include of mod-provider.h,
 #             as a module that never declared its .S prototype is built
 #             (KBUILD_MODPOST_WARN=1)
+#   longname/ a provider exporting a 72-byte name and its consumer (a basic
+#             __versions entry holds 55: EXTENDED_MODVERSIONS or none)
 #   probe/    the probe users (workload/probe-users/), KBUILD_MODPOST_WARN=1
 #             so that one importing an export a generation removed still builds
 # A module of a set (not of main/) that does not build is a result, not an
@@ -107,5 +109,9 @@ set_build v2 $provider -- \
 	'ccflags-y += -DMODVLAB_PROVIDER_V2\nasflags-y += -DMODVLAB_PROVIDER_V2\nobj-m += mod-provider.o\nmod-provider-y := provider-c.o provider-asm.o\nCFLAGS_provider-asm.o := -include $(src)/mod-provider.h\n' --
 set_build noproto $provider mod-consumer.c -- \
 	'obj-m += mod-provider.o mod-consumer.o\nmod-provider-y := provider-c.o provider-asm.o\n' -- KBUILD_MODPOST_WARN=1
+# an export whose name does not fit a basic __versions entry, and its user:
+# modpost refuses to version the import without EXTENDED_MODVERSIONS
+set_build longname mod-longname-provider.c mod-longname-consumer.c mod-longname.h modvlab.h -- \
+	'obj-m += mod-longname-provider.o mod-longname-consumer.o\n' --
 probe_set
 done_step

@@ -57,5 +57,18 @@ class TestBases(unittest.TestCase):
                 bases.render(top, ["gone"])
 
 
+class TestSkippedArms(unittest.TestCase):
+    def test_the_report_says_which_arms_did_not_run_and_why(self):
+        from compare import doc
+        from compare.sections import header
+        rep = {"provenance": {"base": "x", "arms_skipped": {
+            "dwarf": "base x's Kconfig has no CONFIG_GENDWARFKSYMS"}}, "arms": {}, "cases": []}
+        md = doc.md(header.blocks(None, rep))
+        self.assertIn("Arms not run on this base: **dwarf** (base x's Kconfig has no "
+                      "CONFIG_GENDWARFKSYMS).", md)
+        rep["provenance"]["arms_skipped"] = {}
+        self.assertNotIn("not run", doc.md(header.blocks(None, rep)))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -56,7 +56,7 @@ class TestGenerations(unittest.TestCase):
         # a module rebuilt for the generation it is loaded into must behave,
         # unless it imports what that generation removed
         for (lab, case), c in self.cases.items():
-            if c.get("kind") == "rebuilt" and c["outcome"] != "not-run" \
+            if c.get("kind") == "rebuilt" and c["outcome"] not in ("not-run", "does-not-build") \
                     and not c.get("declared_broken"):
                 with self.subTest(label=lab, case=case):
                     self.assertIn(c["verdict"], ("correct-load", "correct-refusal"), c.get("reason"))

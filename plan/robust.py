@@ -38,6 +38,12 @@ def isolated(row, declared):
 
 def add_boots(p, arm, tsv=corpus.TSV):
     col = column(arm)
+    if col is None:
+        # an arm robust.tsv's header does not name (one a later base added):
+        # nothing declares what its loader does, so nothing can be judged
+        print(f"plan.robust: {arm}: {os.path.relpath(tsv, TOP)} declares no outcomes for it "
+              "(no column): the corpus is not run there", file=sys.stderr)
+        return
     rows = corpus.read_tsv(tsv)
     only = os.environ.get("ROBUST_INPUTS", "").split()
     unknown = sorted(set(only) - {r["input"] for r in rows})

@@ -175,6 +175,15 @@ class TestPlanRobust(unittest.TestCase):
             corpus.ARMS = plan.ARMS = old
         return p, err.getvalue()
 
+    def test_an_arm_without_a_column_runs_no_corpus(self):
+        import plan
+        p = plan.Planner("dwarf")
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            self.pr.add_boots(p, "dwarf")
+        self.assertIn("declares no outcomes for it", err.getvalue())
+        self.assertEqual((p.boots, p.not_run), ({}, []))
+
     def test_plan_without_good_module(self):
         """No module built: nothing stale is planned, every case is not_run."""
         with tempfile.TemporaryDirectory() as tmp:

@@ -191,7 +191,8 @@ def build_costs(arms, quick):
             return stats([(x.get(key) or {}).get("cpu_s", 0.0) for x in sv])
 
         g = {"applicable": True,
-             "genksyms": part("genksyms"), "cpp_genksyms": part("cpp_genksyms"),
+             "genksyms": part("genksyms"), "gendwarfksyms": part("gendwarfksyms"),
+             "cpp_genksyms": part("cpp_genksyms"),
              "cpp_asm_exports": part("cpp_asm_exports"), "nm_check": part("nm_check"),
              "total": stats([x["total_cpu_s"] for x in sv]),
              "genksyms_calls": (sv[-1].get("genksyms") or {}).get("calls", 0),
@@ -467,8 +468,11 @@ def cmd_report(arms, quick):
 def completeness(rep, arms):
     """What is missing or not positive: every arm, every N, every cost."""
     miss = []
+    loaded = any(rep["load_ns"].get(a) for a in arms)
+    if not loaded:
+        miss.append("no load times at all: the load phase did not run (lab/bench.sh --only=...)")
     for a in arms:
-        for n in NS:
+        for n in NS if loaded else ():
             v = (rep["load_ns"].get(a) or {}).get(str(n))
             if not v or v <= 0:
                 miss.append(f"{a}: no load time for N={n}")
@@ -479,8 +483,9 @@ def completeness(rep, arms):
         if not b or not b["median"] > 0:
             miss.append(f"{a}: no build CPU seconds")
         g = rep["genksyms_cpu_s"].get(a)
-        if g and g.get("applicable") and not ((g.get("genksyms") or {}).get("median") or 0) > 0:
-            miss.append(f"{a}: modversions arm without genksyms CPU seconds")
+        if g and g.get("applicable") and not any(
+                ((g.get(t) or {}).get("median") or 0) > 0 for t in ("genksyms", "gendwarfksyms")):
+            miss.append(f"{a}: modversions arm without genksyms or gendwarfksyms CPU seconds")
     return miss
 
 

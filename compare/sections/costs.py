@@ -57,7 +57,8 @@ def bench_blocks(bench):
     for arm, b in (bench.get("build_cpu_s") or {}).items():
         g = ((bench.get("genksyms_cpu_s") or {}).get(arm) or {})
         gs = sum((g.get(k) or {}).get("median") or 0
-                 for k in ("genksyms", "cpp_genksyms", "cpp_asm_exports", "nm_check")) \
+                 for k in ("genksyms", "gendwarfksyms", "cpp_genksyms", "cpp_asm_exports",
+                           "nm_check")) \
             if g.get("applicable") else None
         rows.append([doc.Bold(arm), num(b.get("median")), num(b.get("spread")),
                      len(b.get("runs") or []), num(b.get("mode")),

@@ -229,9 +229,8 @@ def tool_costs(names):
             continue
         sv = [r["symversions"] for r in runs]
         rows[name] = {"tool": runs[-1]["tool"], "debug_info": runs[-1].get("debug_info", False),
-                      "cpu_s": s, "tool_cpu_s": stats(
-                          [(x.get("gendwarfksyms") or x.get("genksyms") or {}).get("cpu_s", 0.0)
-                           for x in sv]) if runs[-1]["tool"] != "none" else None}
+                      "cpu_s": s, "tool_cpu_s": stats([x.get("total_cpu_s", 0.0) for x in sv])
+                      if runs[-1]["tool"] != "none" else None}
     for name, r in rows.items():
         none = [o for o in rows.values() if o["tool"] == "none" and o["debug_info"] == r["debug_info"]]
         r["ratio_to_none"] = (round(r["cpu_s"]["median"] / none[0]["cpu_s"]["median"], 3)
@@ -441,8 +440,9 @@ def cmd_report(arms, quick):
     rep["tool_cpu_s"] = tool_costs(arms + variants) if not quick else {}
     rep["tool_method"] = ("clean `vmlinux modules` builds, ccache off, interleaved in the same "
                           "rounds as build_cpu_s; ARM+dwarf5 is ARM's config plus "
-                          "qemu/config/debuginfo.config; tool_cpu_s is genksyms' or "
-                          "gendwarfksyms' own CPU s (wrapped in workload/bench/acct); "
+                          "qemu/config/debuginfo.config; tool_cpu_s is the symversions steps' "
+                          "CPU s (genksyms and the preprocessor runs feeding it; gendwarfksyms; "
+                          "each wrapped in workload/bench/acct); "
                           "ratio_to_none: against the build without modversions with the same "
                           "debug info")
     rep["targets"] = targets(load, unsorted, rounds, build, lab)

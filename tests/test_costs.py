@@ -51,7 +51,7 @@ class TestCosts(unittest.TestCase):
                 os.makedirs(d, exist_ok=True)
                 with open(os.path.join(d, "r1.json"), "w") as f:
                     json.dump({"rc": 0, "cpu_s": cpu, "mode": "clean", "tool": tool,
-                               "debug_info": dbg, "symversions": {
+                               "debug_info": dbg, "symversions": {"total_cpu_s": tool_s,
                                    "genksyms": {"cpu_s": tool_s} if tool == "genksyms" else None,
                                    "gendwarfksyms": ({"cpu_s": tool_s}
                                                      if tool == "gendwarfksyms" else None)}}, f)

@@ -68,7 +68,7 @@ def bench_blocks(bench):
         out.append(doc.Table(["arm", "clean build CPU s (median)", "spread", "runs", "mode",
                               "× base", "genksyms + symversions CPU s"], rows, align="lrrrlrr"))
     out += tool_blocks(bench)
-    load = bench.get("load_ns") or {}
+    load = {a: v for a, v in (bench.get("load_ns") or {}).items() if v}
     if load:
         keys = sorted({k for v in load.values() for k in v}, key=int)
         ratio = bench.get("load_ratio_to_base") or {}
@@ -106,7 +106,7 @@ def tool_blocks(bench):
                   "(ccache off) of each arm and of each with DWARF 5 debug info added, in the same "
                   "rounds; × none is against the build without modversions with the same debug info."),
             doc.Table(["build", "tool", "debug info", "clean build CPU s (median)", "runs",
-                       "× none", "the tool's own CPU s"], rows, align="lllrrrr")]
+                       "× none", "symversions steps CPU s"], rows, align="lllrrrr")]
 
 
 def _target_value(t):

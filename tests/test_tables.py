@@ -117,6 +117,18 @@ class TestTables(unittest.TestCase):
         with self.assertRaises(tables.TableError):
             tables.arms(bad)
 
+    def test_make_asks_the_tables_with_the_command_lines_base(self):
+        # GNU make 4.3's $(shell) does not see exported variables: a
+        # command-line BASE= must still pick that base's build folder
+        import subprocess
+        top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        for b in [r["base"] for r in tables.bases()]:
+            env = {k: v for k, v in os.environ.items() if k not in ("BASE", "B", "ARMS")}
+            out = subprocess.run(["make", "-C", top, "-pn", f"BASE={b}", "help"], env=env,
+                                 capture_output=True, text=True).stdout
+            with self.subTest(base=b):
+                self.assertIn(f"B := {os.path.join(top, 'build', b)}\n", out)
+
     def test_robust_columns_are_its_header(self):
         tsv = self.write("robust.tsv", "# input\tmake\tflags\tbase\tnomodv\tnote\n"
                                        "x\tcopy\t-\tloaded\tloaded\tn\n")

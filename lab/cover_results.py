@@ -189,8 +189,12 @@ def main(argv):
     if not argv or argv[0] not in ("keep", "remove") or len(argv) > 2:
         sys.exit(__doc__)
     arm, mode = argv[0], argv[1] if len(argv) > 1 else None
-    with open(os.path.join(B, "report", "report.json")) as f:
-        report = json.load(f)
+    path = os.path.join(B, "report", "report.json")
+    try:
+        with open(path) as f:
+            report = json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit(f"cover-results: {path}: {getattr(e, 'strerror', None) or e} (make compare first)")
     if arm not in report["arms"]:
         sys.exit(f"cover-results: the report has no arm {arm}")
     lines = render(arm, report)

@@ -16,6 +16,8 @@ A=$ARMS_DIR/$arm
 src=$A/src obj=$A/obj logs=$A/logs
 mkdir -p "$obj" "$logs"
 
+[ -d "$src" ] || need_space 3 "arm $arm (a worktree of the tree and its build)"
+
 # --- worktree + series + the lab's probe exports (identical in every arm) ----
 sh "$TOP/lab/worktree.sh" --probe "$src" "$A/series.id" "$arm"
 

@@ -60,6 +60,18 @@ JOBS=${JOBS:-$(nproc)}
 
 
 # step TAG WHAT: print "  TAG  WHAT" and remember when it started
+# need_space GIB WHAT: stop with one line when the build folder's file system
+# has less than GIB GiB free (an arm is a ~2 GiB worktree plus its objects; a
+# full disk otherwise shows up later as truncated modules or a failed link).
+# MODVLAB_MIN_FREE_GIB overrides GIB (0: no check).
+need_space() {
+	_need=${MODVLAB_MIN_FREE_GIB:-$1}
+	[ "$_need" -gt 0 ] 2>/dev/null || return 0
+	mkdir -p "$B"
+	_free=$(df -Pk "$B" | awk 'NR == 2 { print int($4 / 1048576) }')
+	[ -z "$_free" ] || [ "$_free" -ge "$_need" ] ||
+		die "$2 needs ${_need} GiB free on $(df -P "$B" | awk 'NR == 2 { print $6 }'), only ${_free} GiB left (free some space, e.g. make clean BASE=$BASE_BASE for another base)"
+}
 step() { _tag=$1; shift; _what=$*; _t0=$(date +%s); printf '  %-7s%s\n' "$_tag" "$_what"; }
 # done_step: print the elapsed time of the last step (for the timing table)
 done_step() {

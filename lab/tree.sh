@@ -41,6 +41,7 @@ if [ -f "$stamp" ] && git -C "$TREE" rev-parse -q --verify pristine >/dev/null 2
 	die "$TREE holds $have but $pkg is $ver: run 'make clean-tree BASE=$BASE_BASE'"
 fi
 
+need_space 4 "extracting $pkg (the tree and its git import)"
 step TREE "extract $pkg $ver"
 rm -rf "$TREE" "$stamp"
 mkdir -p "$TREE" "$B/logs"

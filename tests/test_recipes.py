@@ -235,6 +235,25 @@ class TestRecipes(unittest.TestCase):
         self.assertIn("G77\t", (self.b / "tables" / "gens.tsv").read_text())
         self.plan()     # back to the default base's plan for the other tests
 
+    def test_a_full_disk_is_one_line_before_any_work(self):
+        """An arm or a tree on a disk without room stops at once, in one line,
+        before it creates anything (a full disk otherwise shows up later as
+        truncated modules and a report with no arms)."""
+        env = dict(self.env, MODVLAB_MIN_FREE_GIB="1000000000")
+        r = subprocess.run(["sh", "lab/arm.sh", "base"], cwd=self.top, env=env,
+                           capture_output=True, text=True)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertIn("needs 1000000000 GiB free", r.stderr)
+        self.assertFalse((self.b / "arms" / "base" / "src").exists())
+        # with room (1 GiB) the check says nothing
+        (self.top / "lab" / "_space.sh").write_text(
+            '. "$(dirname "$0")/common.sh"\nneed_space 3 test && echo ok\n')
+        r = subprocess.run(["sh", "lab/_space.sh"], cwd=self.top,
+                           env=dict(self.env, MODVLAB_MIN_FREE_GIB="1"),
+                           capture_output=True, text=True)
+        self.assertEqual((r.returncode, r.stdout.strip()), (0, "ok"), r.stderr)
+
     def test_an_architecture_is_one_table_line(self):
         arches = self.top / "lab" / "arches.tsv"
         if "fakearch" not in arches.read_text():

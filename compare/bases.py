@@ -178,21 +178,85 @@ def costs(reps):
     return out
 
 
+def _loader_sigs(rep):
+    """{arm: [signature]} of a base's fuzz run, loader crashes only (a fault
+    in the module's own code is module content, the same on every kernel)."""
+    fz = rep.get("fuzzing") or {}
+    arms = fz.get("arms") if isinstance(fz.get("arms"), dict) else {}
+    return {arm: [s for s in (a.get("signatures") or []) if not s.get("in_module")]
+            for arm, a in arms.items() if "error" not in a}
+
+
+def _sig_name(s):
+    return f"{s.get('title', '?')} in {s.get('function') or '?'}"
+
+
+def across(reps):
+    """Each base's loader signatures replayed on every other base, by input:
+    the fuzzer names an input by (seed, index), so another base's run with the
+    same seed made the same mutations of its own build of the same seed module
+    (offsets and sizes differ; the recipe is the same). For each signature:
+    how many of its inputs crashed the other base's same arm, and how."""
+    rows = []
+    for b, r in reps.items():
+        fz = r.get("fuzzing") or {}
+        for arm, sigs in _loader_sigs(r).items():
+            for s in sigs:
+                idx = set(s.get("inputs") or [s.get("index")]) - {None}
+                for ob, orep in reps.items():
+                    ofz = orep.get("fuzzing") or {}
+                    if ob == b or ofz.get("seed") != fz.get("seed"):
+                        continue
+                    oarm = ((ofz.get("arms") or {}).get(arm)) or {}
+                    if not oarm or "error" in oarm:
+                        continue
+                    ran = {i for i in idx if i < (oarm.get("inputs") or 0)}
+                    hit = {}
+                    for os_ in oarm.get("signatures") or []:
+                        n = len(ran & set(os_.get("inputs") or []))
+                        if n:
+                            what = ("module content: " if os_.get("in_module") else "") \
+                                + (os_.get("function") or "?")
+                            hit[what] = hit.get(what, 0) + n
+                    crashed = sum(hit.values())
+                    rows.append([doc.Bold(b), doc.Bold(arm), C(_sig_name(s)[:110]),
+                                 str(len(idx)), doc.Bold(ob), str(len(ran)),
+                                 str(crashed) if crashed else "0",
+                                 "; ".join(f"{w} ({n})" for w, n in sorted(hit.items()))
+                                 or (NONE if not ran else "no crash")])
+    if not rows:
+        return []
+    return [doc.H(3, "The fuzzer's loader crashes on the other bases"),
+            doc.P("The same inputs, by (seed, index), on each other base's arm of the same "
+                  "name: each is the same mutations of that base's own build of the seed "
+                  "module (the recipe is the same; offsets and sizes differ). 'ran' counts "
+                  "the signature's inputs within that base's run; 'crashed' those that "
+                  "crashed it there, with the function."),
+            doc.Table(["base", "arm", "signature", "inputs", "on base", "ran", "crashed",
+                       "how"], rows, align="lllrlrrl")]
+
+
 def findings(reps):
     """Loader crashes per base: the robustness corpus and the fuzzer's findings."""
     rows = []
     for b, r in reps.items():
         for c in r.get("cases") or []:
             if c.get("outcome") == "crashed":
-                rows.append([doc.Bold(b), doc.Bold(c["arm"]), C(c["case"]), C(c.get("reason", ""))])
-        fz = (r.get("fuzzing") or {})
-        for arm, f in (fz.get("arms") or {}).items() if isinstance(fz.get("arms"), dict) else ():
-            for sig in f.get("signatures") or []:
-                rows.append([doc.Bold(b), doc.Bold(arm), C("fuzz"), C(str(sig)[:160])])
+                rows.append([doc.Bold(b), doc.Bold(c["arm"]), C(c["case"]), "1",
+                             C(c.get("reason", ""))])
+        for arm, sigs in _loader_sigs(r).items():
+            for s in sigs:
+                rows.append([doc.Bold(b), doc.Bold(arm),
+                             C(f"make fuzz: {os.path.basename(s.get('input') or '?')}"),
+                             str(s.get("count") or 1), C(_sig_name(s)[:160])])
     if not rows:
         return [doc.H(2, "Loader crashes"),
                 doc.P("No case crashed a kernel on any base reported here.")]
-    return [doc.H(2, "Loader crashes"), doc.Table(["base", "arm", "case", "first line"], rows)]
+    return [doc.H(2, "Loader crashes"),
+            doc.P("The robustness corpus' crashes (one input each) and the fuzzer's loader "
+                  "signatures (their inputs; module content left out) per base."),
+            doc.Table(["base", "arm", "case or finding", "inputs", "first line"], rows,
+                      align="lllrl")] + across(reps)
 
 
 def render(top, names=None, out=None):

@@ -57,6 +57,41 @@ class TestBases(unittest.TestCase):
                 bases.render(top, ["gone"])
 
 
+class TestFuzzAcross(unittest.TestCase):
+    def test_a_signature_is_replayed_by_input_on_other_bases(self):
+        sig = lambda t, f, inputs, mod=None: {"title": t, "function": f, "in_module": mod,  # noqa: E731
+                                              "input": f"fuzz/findings/{f}.ko",
+                                              "count": len(inputs), "inputs": inputs}
+        old = {"fuzzing": {"seed": 1, "arms": {"base": {"inputs": 100, "signatures": [
+            sig("BUG: page fault", "memcmp", [3, 40, 150]),
+            sig("Oops", "asm_user_init", [7], mod="mod_asm_user")]}}}}
+        new = {"fuzzing": {"seed": 1, "arms": {"base": {"inputs": 50, "signatures": [
+            sig("BUG: page fault", "strcmp", [3]),
+            sig("Oops", "init_module", [40], mod="mod_x")]}}}}
+        other_seed = {"fuzzing": {"seed": 2, "arms": {"base": {"inputs": 500, "signatures": [
+            sig("BUG", "memcmp", [3])]}}}}
+        with tempfile.TemporaryDirectory() as top:
+            for b, r in (("old", old), ("new", new), ("seed2", other_seed)):
+                d = os.path.join(top, "build", b, "report")
+                os.makedirs(d)
+                with open(os.path.join(d, "report.json"), "w") as f:
+                    json.dump(r, f)
+            _, _, paths = bases.render(top, ["old", "new", "seed2"])
+            with open(paths[1], encoding="utf-8") as f:
+                md = f.read()
+        # old's memcmp: inputs 3 and 40 ran on new (50 inputs), 150 did not;
+        # 3 crashed new's loader in strcmp, 40 its module content
+        self.assertIn("| **old** | **base** | `BUG: page fault in memcmp` | 3 | **new** | 2 | 2 | "
+                      "module content: init_module (1); strcmp (1) |", md)
+        # new's strcmp on old: input 3 crashed old in memcmp
+        self.assertIn("| **new** | **base** | `BUG: page fault in strcmp` | 1 | **old** | 1 | 1 | "
+                      "memcmp (1) |", md)
+        # module content is not a loader signature, and another seed is not the same input
+        self.assertNotIn("`Oops in asm_user_init` | 1 | **new**", md)
+        self.assertNotIn("| **seed2** |", md.split("other bases")[1])
+        self.assertIn("`make fuzz: memcmp.ko` | 3 |", md)
+
+
 class TestSkippedArms(unittest.TestCase):
     def test_the_report_says_which_arms_did_not_run_and_why(self):
         from compare import doc

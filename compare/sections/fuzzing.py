@@ -28,7 +28,8 @@ def load(build, report):
                                            "restores")}
         arms[arm]["signatures"] = [
             {k: s.get(k) for k in ("title", "function", "in_module", "input", "index",
-                                   "changed_bytes", "count", "robust_line", "elsewhere")}
+                                   "seed_module", "changed_bytes", "count", "inputs",
+                                   "robust_line", "elsewhere")}
             for s in a.get("signatures", [])]
     return {"seed": data.get("seed"), "inputs_per_arm": data.get("inputs_per_arm"),
             "jobs": data.get("jobs"), "arms": arms}

@@ -197,7 +197,7 @@ def across(reps):
     same seed made the same mutations of its own build of the same seed module
     (offsets and sizes differ; the recipe is the same). For each signature:
     how many of its inputs crashed the other base's same arm, and how."""
-    rows = []
+    rows, tally = [], {}
     for b, r in reps.items():
         fz = r.get("fuzzing") or {}
         for arm, sigs in _loader_sigs(r).items():
@@ -219,6 +219,11 @@ def across(reps):
                                 + (os_.get("function") or "?")
                             hit[what] = hit.get(what, 0) + n
                     crashed = sum(hit.values())
+                    loader = sum(n for w, n in hit.items() if not w.startswith("module content"))
+                    t = tally.setdefault((b, arm, ob), [0, 0, 0])
+                    t[0] += 1
+                    t[1] += bool(ran)
+                    t[2] += bool(loader)
                     rows.append([doc.Bold(b), doc.Bold(arm), C(_sig_name(s)[:110]),
                                  str(len(idx)), doc.Bold(ob), str(len(ran)),
                                  str(crashed) if crashed else "0",
@@ -232,6 +237,10 @@ def across(reps):
                   "module (the recipe is the same; offsets and sizes differ). 'ran' counts "
                   "the signature's inputs within that base's run; 'crashed' those that "
                   "crashed it there, with the function."),
+            doc.P("; ".join(
+                f"{b} {arm}'s {n} loader signatures on {ob}: {r} with an input run there, "
+                f"{c} of them crashing {ob}'s loader too"
+                for (b, arm, ob), (n, r, c) in tally.items()) + "."),
             doc.Table(["base", "arm", "signature", "inputs", "on base", "ran", "crashed",
                        "how"], rows, align="lllrlrrl")]
 

@@ -90,6 +90,8 @@ class TestFuzzAcross(unittest.TestCase):
         self.assertNotIn("`Oops in asm_user_init` | 1 | **new**", md)
         self.assertNotIn("| **seed2** |", md.split("other bases")[1])
         self.assertIn("`make fuzz: memcmp.ko` | 3 |", md)
+        self.assertIn("old base's 1 loader signatures on new: 1 with an input run there, "
+                      "1 of them crashing new's loader too", md)
 
 
 class TestSkippedArms(unittest.TestCase):

@@ -94,7 +94,7 @@ help:
 	@echo '  report       re-render build/report/ from saved logs (no build, no boot)'
 	@echo '  bases        the bases side by side from their reports: build/bases/ (no build, no boot)'
 	@echo '  bisect       build after every patch of each series (build/bisect/*.tsv)'
-	@echo '  cross        keep series + MODVERSIONS cross-built for lab/cross.tsv (build/cross/cross.tsv)'
+	@echo '  cross        each series cross-built for lab/arches.tsv'"'"'s cross_config lines (build/cross/cross.tsv)'
 	@echo '  bench        costs: clean builds (ccache off, interleaved), load time vs imports'
 	@echo '               (QUICK=1: the sanity run); writes build/report/bench.json'
 	@echo '  robust       the bad-module corpus on every arm and on a KASAN/UBSAN build'
@@ -193,11 +193,12 @@ report:
 bisect: tree
 	@for a in $(SERIES_ARMS); do sh lab/bisect.sh $$a || exit 1; done
 
-# Heavy (not in make test): the keep series cross-built with MODVERSIONS for
-# the architectures of lab/cross.tsv (build/cross/cross.tsv); installs their
-# cross compilers. CROSS_SRC=DIR CROSS_LABEL=NAME builds another tree.
+# Heavy (not in make test): each series (keep with MODVERSIONS) cross-built
+# for the architectures of lab/arches.tsv with a cross_config
+# (build/cross/cross.tsv); installs their cross compilers. CROSS_ARM=ARM
+# one series; CROSS_SRC=DIR CROSS_LABEL=NAME builds another tree.
 cross: $(if $(CROSS_SRC),,tree)
-	@sh lab/cross.sh $(CROSS_ARCHES)
+	@$(if $(CROSS_SRC),sh lab/cross.sh $(CROSS_ARCHES),for a in $(or $(CROSS_ARM),$(SERIES_ARMS)); do CROSS_ARM=$$a sh lab/cross.sh $(CROSS_ARCHES) || exit 1; done)
 
 # .S exports without a prototype genksyms sees, per architecture variant:
 # the pristine tree (what the keep series must fix), then the tree with the keep

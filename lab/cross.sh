@@ -1,15 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# make cross: does the keep series build with CONFIG_MODVERSIONS on other
-# architectures, where a .S export without a prototype is now an error?
-# For each line of lab/arches.tsv with a cross_config: tinyconfig + MODULES +
-# MODVERSIONS + those options (one small =m module), cross-compiled with Debian's cross
+# make cross: does a series build on other architectures? keep: with
+# CONFIG_MODVERSIONS, where a .S export without a prototype is now an error;
+# remove: treewide, and its loader checks compile for every word size and
+# relocation format. For each line of lab/arches.tsv with a cross_config:
+# tinyconfig + MODULES + MODVERSIONS (where the tree still has the option) +
+# those options (one small =m module), cross-compiled with Debian's cross
 # gcc (installed through deps.sh), ccache, one O= folder per arch under
 # build/cross/, log kept there. Appends to build/cross/cross.tsv: arch,
 # tree, result, CPU seconds, missing-CRC messages in the log.
 # usage: cross.sh [ARCH...]    (default: every line of lab/arches.tsv with a cross_config)
-#   CROSS_SRC=DIR CROSS_LABEL=NAME  build that tree instead of pristine +
-#   series-keep (e.g. a development worktree, or build/linux as "pristine")
+#   CROSS_ARM=ARM  build pristine + that arm's series (default keep)
+#   CROSS_SRC=DIR CROSS_LABEL=NAME  build that tree instead (e.g. a
+#   development worktree, or build/linux as "pristine")
 set -eu
 . "$(dirname "$0")/common.sh"
 
@@ -31,20 +34,26 @@ done)
 sh "$TOP/lab/deps.sh" $(printf '%s\n' "$lines" | cut -f4 | sort -u)
 
 rm -f "$D/.failed"
-label=${CROSS_LABEL:-keep}
+arm=${CROSS_ARM:-keep}
+label=${CROSS_LABEL:-$arm}
 if [ -n "${CROSS_SRC:-}" ]; then
 	src=$CROSS_SRC
 	[ -f "$src/Makefile" ] || die "CROSS_SRC=$src is not a kernel tree"
 else
-	src=$D/src
-	sh "$TOP/lab/series-tree.sh" keep "$src"
+	src=$D/src-$arm
+	sh "$TOP/lab/series-tree.sh" "$arm" "$src"
 fi
+# a tree the series removed the option from builds without it
+modv=
+grep -qx 'config MODVERSIONS' "$src/kernel/module/Kconfig" "$src/init/Kconfig" 2>/dev/null &&
+	modv='CONFIG_MODVERSIONS=y'
 
 printf '%s\n' "$lines" | while IFS="$(printf '\t')" read -r name arch cross pkg opts; do
-	obj=$D/$name-$label log=$D/$name-$label.log frag=$D/$name.config
+	obj=$D/$name-$label log=$D/$name-$label.log frag=$D/$name-$label.config
+	[ "$cross" != - ] || cross=	# the host's gcc (x86_32: ARCH=i386 -m32)
 	step CROSS "$name ($label)"
 	command -v "${cross}gcc" >/dev/null || die "${cross}gcc not found after installing $pkg"
-	printf 'CONFIG_MODULES=y\nCONFIG_MODVERSIONS=y\n' > "$frag"
+	printf 'CONFIG_MODULES=y\n%s\n' "$modv" | grep . > "$frag"
 	printf '%s\n' "$opts" | tr ',' '\n' >> "$frag"
 	rm -rf "$obj" "$obj.json"; mkdir -p "$obj"   # from scratch: ccache keeps it quick
 	km() { make -C "$src" O="$obj" ARCH="$arch" CROSS_COMPILE="$cross" "$@"; }

@@ -278,6 +278,43 @@ def _on_noise(run, line, current):
         current.console.append(line)
 
 
+# A printk that reaches the console while the guest writes a line lands
+# inside it: "not ok 12 u47-poly130[    2.89] dummy: ...", and the rest of
+# the guest's line ("5_generic # setup-failed ...") comes on the next line.
+SPLICED = re.compile(r"^(?P<head>\s*(?:ok|not ok|#) .*?)(?P<printk>(?:<\d+>)?\[\s*\d+\.\d+\] .*)$")
+
+
+def _guest_line(text):
+    return any(regex.match(text) for regex, _ in LINE_KINDS)
+
+
+def unsplice(lines):
+    """Numbered lines with each guest line a printk split put back together.
+
+    Joined only when the next line does not start a line of its own and the
+    two halves make a guest line; the printk stays, as a line of its own
+    (a splat is still collected).
+    """
+    out, i = [], 0
+    while i < len(lines):
+        line = lines[i]
+        m = SPLICED.match(line.text)
+        if m and i + 1 < len(lines):
+            rest = lines[i + 1].text
+            joined = m["head"] + rest
+            if (not _guest_line(rest) and not _STAMPED.match(rest)
+                    and _guest_line(joined)):
+                out += [Line(line.n, joined), Line(line.n, m["printk"])]
+                i += 2
+                continue
+        out.append(line)
+        i += 1
+    return out
+
+
+_STAMPED = re.compile(r"^(?:<\d+>)?\[\s*\d+\.\d+\]")
+
+
 def parse(lines, boot_status=None):
     """Parse numbered lines (read_lines()) into a Run.
 
@@ -286,7 +323,7 @@ def parse(lines, boot_status=None):
     """
     run = Run()
     current = None  # the attempt whose "# case" header came last
-    for line in lines:
+    for line in unsplice(lines):
         for regex, handler in LINE_KINDS:
             if m := regex.match(line.text):
                 current = handler(run, line, m, current)

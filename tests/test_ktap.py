@@ -87,6 +87,29 @@ class TestNoisy(unittest.TestCase):
         # the printk copies of the dmesg lines are not dmesg lines of the case
         self.assertEqual(len(run.attempts[2].dmesg), 2)
 
+    def test_printk_inside_a_result_line(self):
+        # seen in make history: a printk spliced into result 12 of a boot
+        log = ("KTAP version 1\n1..2\n"
+               "# case a: module=/m/a.ko flags=- deps=0\n"
+               "not ok 1 a # refused errno=ENOEXEC taint=0x0\n"
+               "# case poly1305: module=/m/p.ko flags=- deps=1\n"
+               "not ok 2 poly130[    2.895493] dummy: disagrees about version of symbol module_layout\n"
+               "5 # setup-failed errno=ENOEXEC taint=0x0\n"
+               "# modvlab: end cases=2 taint=0x0\n")
+        run = ktap.parse(ktap.read_lines(log))
+        self.assertIs(run.status, ktap.Status.OK)
+        self.assertEqual([(r.n, r.name, r.token, r.errno) for r in run.results],
+                         [(1, "a", "refused", "ENOEXEC"), (2, "poly1305", "setup-failed", "ENOEXEC")])
+
+    def test_stamp_in_a_whole_line_is_left_alone(self):
+        # a complete guest line followed by a guest line: nothing to join
+        log = ("KTAP version 1\n1..1\n# case a: module=/m/a.ko flags=- deps=0\n"
+               "# dmesg a: [    1.0] text\nok 1 a # loaded errno=0 taint=0x0\n"
+               "# modvlab: end cases=1 taint=0x0\n")
+        run = ktap.parse(ktap.read_lines(log))
+        self.assertIs(run.status, ktap.Status.OK)
+        self.assertEqual(run.attempts[1].dmesg[0].text, "[    1.0] text")
+
     def test_console_lines_are_kept_per_attempt(self):
         run = parse("noisy.log")
         texts = [c.text for c in run.attempts[2].console]

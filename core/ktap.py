@@ -302,7 +302,7 @@ def unsplice(lines):
         if m and i + 1 < len(lines):
             rest = lines[i + 1].text
             joined = m["head"] + rest
-            if (not _guest_line(rest) and not _STAMPED.match(rest)
+            if (not _guest_line(rest) and strip_stamp(rest) == rest
                     and _guest_line(joined)):
                 out += [Line(line.n, joined), Line(line.n, m["printk"])]
                 i += 2
@@ -310,9 +310,6 @@ def unsplice(lines):
         out.append(line)
         i += 1
     return out
-
-
-_STAMPED = re.compile(r"^(?:<\d+>)?\[\s*\d+\.\d+\]")
 
 
 def parse(lines, boot_status=None):

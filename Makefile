@@ -58,6 +58,8 @@ MODULES ?=
 TEST_HISTORY ?= newest:2
 TEST_HISTORY_SAMPLE ?= sha3_generic dummy minix crc7
 TEST_HISTORY_DKMS ?= vpoll-dkms
+# and a user's package dropped in (MODULES=): one module needs the in-tree dm-mod
+TEST_HISTORY_MODULES ?= $(TOP)/tests/data/oot-dm
 export TOP B ACCEL TIMEOUT JOBS GENS PLANS ROBUST_INPUTS FUZZ_SEED FUZZ_INPUTS
 
 ALL_ARMS := $(shell $(TABLES) arms)
@@ -224,7 +226,8 @@ test:
 test-run: tree
 	@rm -rf "$(B)/report" $(foreach a,$(ARMS),"$(B)/arms/$(a)/boot" "$(B)/arms/$(a)"-*/boot)
 	@OUT="$(B)/history" HISTORY="$(TEST_HISTORY)" SAMPLE_ONLY="$(TEST_HISTORY_SAMPLE)" \
-		DKMS_ONLY="$(TEST_HISTORY_DKMS)" sh history/run.sh || true
+		DKMS_ONLY="$(TEST_HISTORY_DKMS)" MODULES="$(TEST_HISTORY_MODULES)" \
+		sh history/run.sh || true
 	@$(MAKE) --no-print-directory compare-run GENS="$(TEST_GENS)" PLANS="$(TEST_PLANS)" \
 		ROBUST_INPUTS="$(TEST_ROBUST)" BENCH_QUICK=1 || true
 	@python3 tests/run.py --e2e

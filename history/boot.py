@@ -18,19 +18,20 @@ import sys
 
 from core import ktap, tables
 from history.matrix import upload_facts, upload_paths
+from history.modfacts import modname
 
 TOP = pathlib.Path(__file__).resolve().parent.parent
 MAX_RESUMES = 8
 
 
 def read_sample(path):
-    """[(module, check argv string or None)] from the sample table; a bad
+    """[(module name, check argv string or None)] from the sample table; a bad
     line is a ValueError naming FILE:LINE (core.tables' reader)."""
     rows = tables.read_tsv(str(path), ["module", "check"], keep_line=True)
     for r in rows:
         if not r["module"]:
             raise ValueError(f"{path}:{r['line']}: want 'module<TAB>check'")
-    return [(r["module"], None if r["check"] == "-" else r["check"]) for r in rows]
+    return [(modname(r["module"]), None if r["check"] == "-" else r["check"]) for r in rows]
 
 
 def dep_order(name, facts):

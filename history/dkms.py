@@ -10,6 +10,7 @@ A build that fails is reported as such.
 import glob
 import json
 import os
+import re
 import pathlib
 import shutil
 import subprocess
@@ -18,7 +19,7 @@ import sys
 from core import tables
 from history.boot import boot_all, dep_order
 from history.matrix import upload_facts, upload_paths
-from history.modfacts import FactsError, module_facts
+from history.modfacts import FactsError, modname, module_facts, read_symvers
 
 
 def read_table(path):
@@ -29,7 +30,7 @@ def read_table(path):
         if not all(r[k] for k in ("package", "dir", "args", "module", "check")):
             raise ValueError(f"{path}:{r['line']}: an empty column")
     return [{"package": r["package"], "dir": r["dir"],
-             "args": "" if r["args"] == "-" else r["args"], "module": r["module"],
+             "args": "" if r["args"] == "-" else r["args"], "module": modname(r["module"]),
              "check": None if r["check"] == "-" else r["check"]} for r in rows]
 
 
@@ -83,10 +84,35 @@ def build(out, key, src, subdir, args, n, log):
     kos = {}
     for ko in glob.glob(str(dst / "**" / "*.ko"), recursive=True):
         try:
-            kos[module_facts(ko)["name"] or pathlib.Path(ko).stem] = ko
+            kos[module_facts(ko)["name"] or modname(pathlib.Path(ko).stem)] = ko
         except FactsError:
             pass
     return kos
+
+
+def refusal_reason(dmesg):
+    """The kernel's line that says why a load was refused, or None."""
+    return next((d for d in reversed(dmesg)
+                 if "disagrees" in d or "Unknown" in d or "magic" in d), None)
+
+
+def own_kernel(res, symvers):
+    """None when a build loaded into the kernel it was built for; else why not,
+    as {verdict, why}: a lab error (the lab did not give the kernel what the
+    module needs: an in-tree provider it did not load, a guest that never ran
+    the case) or a module defect (it needs what its own kernel lacks, or its
+    init fails there). Either way no policy is judged on its later loads."""
+    own = res["outcomes"].get(res["built_for"])
+    if own is None or own == "loaded":
+        return None
+    why = (res.get("reasons") or {}).get(res["built_for"]) or own
+    sym = re.search(r"Unknown symbol (\S+)", why)
+    if own == "not-reached" or (sym and sym.group(1) in symvers):
+        exporter = symvers[sym.group(1)][1] if sym and sym.group(1) in symvers else None
+        return {"verdict": "lab-error",
+                "why": f"{why} (exported by {exporter}, which the lab did not load first)"
+                if exporter else why}
+    return {"verdict": "module-defect", "why": why}
 
 
 def main(argv):
@@ -168,12 +194,20 @@ def main(argv):
         for name, res in where.items():
             res["outcomes"][tables.abiname(to)] = got[name]["outcome"]
             res["checks"][tables.abiname(to)] = got[name]["check"]
-            reason = next((d for d in reversed(got[name]["dmesg"])
-                           if "disagrees" in d or "Unknown" in d or "magic" in d), None)
+            reason = refusal_reason(got[name]["dmesg"])
             if reason:
                 res.setdefault("reasons", {})[tables.abiname(to)] = reason
         print(f"history: dkms into {tables.abiname(to)}: {len(cases)} loads, "
               f"{sum(1 for n in where if got[n]['outcome'] == 'loaded')} loaded", file=sys.stderr)
+    for res in result:
+        if res["build"] == "ok":
+            n = next(x for x in nums if tables.abiname(x) == res["built_for"])
+            bad = own_kernel(res, read_symvers(upload_paths(out, n)["symvers"]))
+            if bad:
+                res["own_kernel"] = bad
+                print(f"history: {res['module']} built for {res['built_for']} does not load "
+                      f"into it: {bad['verdict']}: {bad['why']}", file=sys.stderr)
+                rc = 1 if bad["verdict"] == "lab-error" else rc
     (pathlib.Path(out) / "dkms.json").write_text(json.dumps(result, indent=1))
     return rc
 

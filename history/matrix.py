@@ -12,7 +12,7 @@ import pathlib
 import sys
 
 from core import tables
-from history.modfacts import FactsError, module_facts, read_symvers
+from history.modfacts import FactsError, modname, module_facts, read_symvers
 
 
 def upload_paths(out, n):
@@ -27,8 +27,9 @@ def upload_facts(out, n):
     """{module name: facts + path} of one upload, cached in up/N/facts.json."""
     p = upload_paths(out, n)
     cache = p["root"] / "facts.json"
-    if cache.exists():
-        return json.loads(cache.read_text())
+    if cache.exists():     # names as module_facts() gives them, also in an older cache
+        return {modname(k): dict(v, depends=[modname(d) for d in v["depends"]])
+                for k, v in json.loads(cache.read_text()).items()}
     facts = {}
     for dirpath, _, files in os.walk(p["mods"]):
         for f in files:
@@ -36,7 +37,7 @@ def upload_facts(out, n):
                 path = os.path.join(dirpath, f)
                 m = module_facts(path)
                 m["path"] = os.path.relpath(path, p["root"])
-                facts[m["name"] or f[:-3].replace("-", "_")] = m
+                facts[m["name"] or modname(f[:-3])] = m
     if not facts:
         raise FactsError(f"upload {n}: no .ko under {p['mods']}")
     cache.write_text(json.dumps(facts))

@@ -12,6 +12,13 @@ class FactsError(Exception):
     """A module or Module.symvers this reader cannot make sense of."""
 
 
+def modname(name):
+    """The kernel's name of a module: '-' and '_' are one character to the
+    loader and to modprobe, and modpost writes depends= from file names
+    (dm-mod) while .modinfo's name= is KBUILD_MODNAME (dm_mod)."""
+    return name.replace("-", "_")
+
+
 def module_facts(path):
     """{versions: {symbol: crc}, depends: [name], vermagic: str, name: str} of a .ko.
 
@@ -36,8 +43,8 @@ def module_facts(path):
         if sep:
             tags.setdefault(k, v)
     return {"versions": versions, "vermagic": tags.get("vermagic", ""),
-            "name": tags.get("name", ""),
-            "depends": [d for d in tags.get("depends", "").split(",") if d]}
+            "name": modname(tags.get("name", "")),
+            "depends": [modname(d) for d in tags.get("depends", "").split(",") if d]}
 
 
 def read_symvers(path):

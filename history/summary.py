@@ -84,6 +84,48 @@ def svg(data):
                                 "modules still loadable")
 
 
+def dkms_per_upload(dkms, consec, nums):
+    """Per later upload: what happens to each out-of-tree module built for the
+    upload before it, per policy. 'no longer builds' (its source no longer
+    builds against the new headers: no versioning helps), 'rebuild' (the old
+    build is refused, the new one builds), 'keeps' (the old build loads; for
+    never-bump also when the booted kernel refused it: then 'unsafe').
+    A build that did not load into its own kernel is out (lab error or
+    module defect, listed with its reason)."""
+    names = [tables.abiname(n) for n in nums]
+    by = {(d["package"], d["module"], d["built_for"]): d for d in dkms}
+    rows, out = [], []
+    for d in dkms:
+        if d.get("own_kernel"):
+            out.append({"module": d["module"], "built_for": d["built_for"], **d["own_kernel"]})
+    for a, b in zip(names, names[1:]):
+        na, nb = nums[names.index(a)], nums[names.index(b)]
+        bumped = crc_step(consec, na, nb, nums)
+        counts = {p: {"no longer builds": 0, "rebuild": 0, "keeps": 0, "unsafe": 0}
+                  for p in POLICIES}
+        mods = 0
+        for (pkg, mod, f), old in by.items():
+            if f != a or old["build"] != "ok" or old.get("own_kernel"):
+                continue
+            new = by.get((pkg, mod, b))
+            if new is None or new.get("own_kernel"):
+                continue
+            mods += 1
+            observed = old["outcomes"].get(b) == "loaded"
+            for pol in POLICIES:
+                c = counts[pol]
+                if new["build"] != "ok":
+                    c["no longer builds"] += 1
+                    continue
+                kept = {"per-upload": False, "bump-on-crc-change": not bumped,
+                        "never-bump": True, "modversions": observed}[pol]
+                c["keeps" if kept else "rebuild"] += 1
+                if kept and not observed and pol != "modversions":
+                    c["unsafe"] += 1
+        rows.append({"from": a, "to": b, "modules": mods, "policies": counts})
+    return {"updates": rows, "excluded": out}
+
+
 def main(argv):
     if len(argv) != 2:
         print("usage: python3 -m history.summary OUT", file=sys.stderr)
@@ -141,7 +183,8 @@ def main(argv):
     b = tables.base()
     res = {"base": b["base"], "abiname": b["abiname"],
            "uploads": uploads, "policies": POLICIES, "updates": updates,
-           "sample": sample, "dkms": dkms}
+           "sample": sample, "dkms": dkms,
+           "dkms_updates": dkms_per_upload(dkms, matrix["consecutive"], nums)}
     (out / "history.json").write_text(json.dumps(res, indent=1))
     try:
         (out / "history.svg").write_text(svg(res))

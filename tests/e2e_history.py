@@ -68,6 +68,18 @@ class History(unittest.TestCase):
             if d["module"] == "vpoll":
                 self.assertEqual(own, "loaded", d)
                 self.assertEqual(d["checks"][d["built_for"]], "pass", d)
+            # the lab loads in-tree dependencies by the kernel's name (dm-mod is dm_mod):
+            # a build that does not load into its own kernel is never the lab's doing
+            self.assertNotEqual((d.get("own_kernel") or {}).get("verdict"), "lab-error", d)
+
+    def test_user_package_with_an_in_tree_dependency(self):
+        # make test drops in tests/data/oot-dm as MODULES=: oot_dm needs dm-mod
+        self.assertIn("oot_dm", {d["module"] for d in self.h["dkms"]},
+                      "the MODULES= package was not built")
+        for d in self.h["dkms"]:
+            if d["module"] in ("oot_dm", "oot_plain"):
+                self.assertEqual(d["build"], "ok", d)
+                self.assertEqual(d["outcomes"].get(d["built_for"]), "loaded", d)
 
 
 if __name__ == "__main__":

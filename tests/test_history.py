@@ -56,6 +56,57 @@ class Facts(unittest.TestCase):
         self.assertEqual(f["name"], "a")
         self.assertEqual(matrix.vermagic_rest(f["vermagic"]), MAGIC.split(" ", 1)[1])
 
+    def test_names_are_the_kernels(self):
+        # modpost writes depends= from file names, name= is KBUILD_MODNAME:
+        # the dependency dm-mod is the module dm_mod, or it is never loaded
+        tiny_ko(self.d / "a.ko", {}, {"vermagic": MAGIC, "name": "dm_thin", "depends": "dm-mod,crc7"})
+        f = module_facts(self.d / "a.ko")
+        self.assertEqual(f["depends"], ["dm_mod", "crc7"])
+        facts = {"dm_thin": f, "dm_mod": {"depends": []}, "crc7": {"depends": []}}
+        self.assertEqual(boot.dep_order("dm_thin", facts), ["dm_mod", "crc7"])
+        self.assertEqual(matrix.closure("dm_thin", facts), ["dm_thin", "crc7", "dm_mod"])
+        t = self.d / "t"
+        t.write_text("dm-thin-pool\tfs x\n")
+        self.assertEqual(boot.read_sample(t), [("dm_thin_pool", "fs x")])
+
+    def test_own_kernel(self):
+        sv = {"dm_get_device": (0, "drivers/md/dm-mod")}
+        res = {"built_for": "6.1.0-1", "outcomes": {"6.1.0-1": "refused:ENOENT"},
+               "reasons": {"6.1.0-1": "oot2: Unknown symbol dm_get_device (err -2)"}}
+        self.assertEqual(dkms.own_kernel(res, sv)["verdict"], "lab-error")
+        self.assertIn("drivers/md/dm-mod", dkms.own_kernel(res, sv)["why"])
+        res["reasons"] = {"6.1.0-1": "oot2: Unknown symbol not_there (err -2)"}
+        self.assertEqual(dkms.own_kernel(res, sv)["verdict"], "module-defect")
+        res["outcomes"] = {"6.1.0-1": "not-reached"}
+        self.assertEqual(dkms.own_kernel(res, sv)["verdict"], "lab-error")
+        res["outcomes"] = {"6.1.0-1": "loaded", "6.1.0-2": "refused:EINVAL"}
+        self.assertIsNone(dkms.own_kernel(res, sv))
+
+    def test_dkms_per_upload(self):
+        consec = {"1->2": {"crc_changed": 1, "removed": 0}, "2->3": {"crc_changed": 0, "removed": 0}}
+
+        def b(mod, f, build="ok", **out):
+            return {"package": "p", "module": mod, "built_for": f"6.1.0-{f}", "build": build,
+                    "outcomes": {f"6.1.0-{k[1:]}": v for k, v in out.items()}}
+        rows = [b("a", 1, u1="loaded", u2="refused:EINVAL", u3="refused:EINVAL"),
+                b("a", 2, u2="loaded", u3="loaded"), b("a", 3, u3="loaded"),
+                b("gone", 1, u1="loaded", u2="loaded", u3="loaded"),
+                b("gone", 2, build="build-failed"), b("gone", 3, build="build-failed"),
+                b("lab", 1, u1="refused:ENOENT", u2="refused:ENOENT")]
+        rows[-1]["own_kernel"] = {"verdict": "lab-error", "why": "x"}
+        rows += [b("lab", 2, u2="loaded"), b("lab", 3, u3="loaded")]
+        du = summary.dkms_per_upload(rows, consec, ["1", "2", "3"])
+        u12, u23 = du["updates"]
+        self.assertEqual(u12["modules"], 2)     # "lab" built for 1 is out
+        self.assertEqual(u12["policies"]["modversions"],
+                         {"no longer builds": 1, "rebuild": 1, "keeps": 0, "unsafe": 0})
+        self.assertEqual(u12["policies"]["never-bump"],
+                         {"no longer builds": 1, "rebuild": 0, "keeps": 1, "unsafe": 1})
+        self.assertEqual(u12["policies"]["bump-on-crc-change"]["rebuild"], 1)
+        self.assertEqual(u23["policies"]["bump-on-crc-change"]["keeps"], 2)
+        self.assertEqual(u23["policies"]["per-upload"]["rebuild"], 2)
+        self.assertEqual([x["module"] for x in du["excluded"]], ["lab"])
+
     def test_not_elf(self):
         (self.d / "x.ko").write_bytes(b"garbage")
         with self.assertRaises(FactsError):
@@ -185,12 +236,19 @@ class Section(unittest.TestCase):
                                       for p in summary.POLICIES}}],
             "sample": [], "dkms": [{"module": "vpoll", "package": "vpoll-dkms 0.1-3",
                                     "built_for": "6.1.0-1", "build": "ok",
-                                    "outcomes": {"6.1.0-2": "loaded"}}]}
+                                    "outcomes": {"6.1.0-2": "loaded"}}],
+            "dkms_updates": {"updates": [{"from": "6.1.0-1", "to": "6.1.0-2", "modules": 1,
+                                          "policies": {p: {"no longer builds": 0, "rebuild": 1,
+                                                           "keeps": 0, "unsafe": 0}
+                                                       for p in summary.POLICIES}}],
+                             "excluded": [{"module": "oot2", "built_for": "6.1.0-1",
+                                           "verdict": "lab-error", "why": "Unknown symbol"}]}}
 
     def test_renders(self):
         md = doc.md(section.blocks(self.data, {}))
         self.assertIn("6.1.0-1 → 6.1.0-2", md)
         self.assertIn("vpoll-dkms 0.1-3", md)
+        self.assertIn("oot2 built for 6.1.0-1: lab-error", md)
         json.dumps(self.data)
 
     def test_plot(self):

@@ -92,8 +92,41 @@ def blocks(data, report):
     if dk:
         later = sorted({k for d in dk for k in d["outcomes"]}, key=number)
         out.append(doc.H(3, "Out-of-tree (DKMS) modules"))
-        out.append(doc.Table(["module", "package", "built for", "build"] + later,
+        out.append(doc.Table(["module", "package", "built for", "build", "on its own kernel"]
+                             + later,
                              [[doc.Code(d["module"]), d["package"], d["built_for"],
-                               d.get("build", "ok")] + [d["outcomes"].get(k, NONE) for k in later]
+                               d.get("build", "ok"), own(d)]
+                              + [d["outcomes"].get(k, NONE) for k in later]
                               for d in dk]))
+        out += dkms_updates(data.get("dkms_updates"))
+    return out
+
+
+def own(d):
+    """A build on the kernel it was built for: loaded, or the lab's or the
+    module's fault (then none of its loads counts for a policy)."""
+    if d.get("build", "ok") != "ok":
+        return NONE
+    bad = d.get("own_kernel")
+    return f"{bad['verdict']}: {bad['why']}" if bad else d["outcomes"].get(d["built_for"], NONE)
+
+
+def dkms_updates(du):
+    """Which out-of-tree modules each upload breaks, per policy."""
+    if not du or not du.get("updates"):
+        return []
+    pols = list(du["updates"][0]["policies"])
+    rows = [[f"{u['from']} → {u['to']}", num(u["modules"])]
+            + [" / ".join(num(u["policies"][p][k]) for k in
+                          ("no longer builds", "rebuild", "keeps", "unsafe")) for p in pols]
+            for u in du["updates"]]
+    out = [doc.P("Each upload and the out-of-tree modules built for the upload before it, per "
+                 "policy: no longer builds (the source fails against the new headers: no "
+                 "versioning helps) / rebuild forced (the old build is refused) / the old build "
+                 "keeps loading / of those, loads the booted kernel's modversions refused."),
+           doc.Table(["update", "modules"] + pols, rows, align="lr" + "r" * len(pols))]
+    if du.get("excluded"):
+        out.append(doc.P("Out of every policy's numbers (did not load into their own kernel): "
+                         + "; ".join(f"{x['module']} built for {x['built_for']}: "
+                                     f"{x['verdict']} ({x['why']})" for x in du["excluded"])))
     return out

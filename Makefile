@@ -50,9 +50,11 @@ TEST_ROBUST ?= versions-truncated versions-unterminated versions-crc-flip \
 # run (tests/e2e_fuzz.py: FUZZ_TEST_INPUTS per arm)
 FUZZ_SEED ?= 1
 FUZZ_INPUTS ?= 20000
-# make history: Debian's real uploads of the base (empty = every one the archive serves;
-# "55 57" limits, "newest:2" takes the newest two); MODULES=DIR adds your own
-# out-of-tree module source. make test runs a reduced real history:
+# make history: every Debian kernel line the archive serves and their uploads
+# (history/lines.py: empty = all; "55 57" or newest:K: the base's line;
+# LINE=newest:2, LINE=N,M, an ABI name: a line's uploads, one upload;
+# LINE is a line's name, python3 -m history.lines list); MODULES=DIR adds
+# your own out-of-tree module source. make test runs a reduced real history:
 HISTORY ?=
 MODULES ?=
 TEST_HISTORY ?= newest:2
@@ -121,7 +123,7 @@ help:
 	@echo '  GENS=$(GENS)             kernel generations to run (default: workload/gens/ but'
 	@echo '                         those of cost full; all: every one)'
 	@echo '  TEST_GENS=$(TEST_GENS)   the generations make test runs'
-	@echo '  HISTORY=$(HISTORY)          uploads for make history ("55 57", newest:2; default all)'
+	@echo '  HISTORY=$(HISTORY)          lines/uploads for make history ("55 57", newest:2, LINE=newest:2, an ABI name; default every line)'
 	@echo '  MODULES=$(MODULES)          your own out-of-tree module source dir for make history'
 	@echo '  TEST_HISTORY=$(TEST_HISTORY) the uploads make test runs'
 	@echo '  PLANS=$(PLANS)            extra boots: robust, bench (make test: $(TEST_PLANS))'
@@ -242,7 +244,7 @@ test-loaded:
 # Real updates: Debian's own kernel uploads and -dkms modules (heavy: one
 # boot per kernel and batch; downloads cached in build/history).
 history:
-	@OUT="$(B)/history" HISTORY="$(HISTORY)" MODULES="$(MODULES)" sh history/run.sh
+	@OUT_BASE="$(B)/history" HISTORY="$(HISTORY)" MODULES="$(MODULES)" sh history/lines.sh
 
 bench: compare
 	@sh lab/bench.sh $(if $(QUICK),--quick)

@@ -167,9 +167,15 @@ def build_dir():
     return os.environ.get("B") or os.path.join(TOP, "build", base()["base"])
 
 
+def history_line(b=None):
+    """The ABI-name pattern of the history line being run: $HIST_ABINAME (make
+    history sets it per line, history/lines.py), else the base's own line."""
+    return (None if b else os.environ.get("HIST_ABINAME")) or (b or base())["abiname"]
+
+
 def abiname(n, b=None):
-    """Upload n's ABI name in the base's history line ("X.Y.0-{N}" -> "X.Y.0-57")."""
-    return (b or base())["abiname"].replace("{N}", str(n))
+    """Upload n's ABI name in the history line ("X.Y.0-{N}" -> "X.Y.0-57")."""
+    return history_line(b).replace("{N}", str(n))
 
 
 def flavour(a=None):

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Fetch Debian's kernel uploads of the base (lab/bases.tsv: image, headers,
-# kbuild of each ABI name) into build/BASE/history/up/N.
+# Fetch Debian's kernel uploads of a line (the base's, lab/bases.tsv, or
+# HIST_ABINAME, HIST_KBUILD, HIST_APT, HIST_SUITES from history/lines.py:
+# image, headers, kbuild of each ABI name) into OUT/up/N.
 # Usage: history/fetch.sh OUT [ABINUM...]   (no numbers: every upload apt-cache lists)
 #        history/fetch.sh --list            (the abinums the archive serves, oldest first)
 # Packages are apt-get download'ed and dpkg -x'ed, never installed; an unpacked
@@ -9,10 +10,25 @@
 set -u
 . "$(dirname "$0")/../lab/common.sh"
 out=${1:?usage: fetch.sh OUT [ABINUM...] | --list}; shift
-# an upload's ABI name is the base's abiname with {N} its number
-pre=${BASE_ABINAME%%"{N}"*} post=${BASE_ABINAME#*"{N}"} fl=$BASE_FLAVOUR
+# the line (make history sets HIST_* per line from history/lines.py; else
+# the base's own): an upload's ABI name is its pattern with {N} its number
+line=${HIST_ABINAME:-$BASE_ABINAME} kbuild=${HIST_KBUILD:-$BASE_KBUILD}
+apt=${HIST_APT:-$BASE_APT} suites=${HIST_SUITES:-$BASE_SUITE}
+pre=${line%%"{N}"*} post=${line#*"{N}"} fl=$BASE_FLAVOUR
 abi() { printf '%s%s%s' "$pre" "$1" "$post"; }
-served=$(apt-cache pkgnames "linux-headers-$pre" | while read -r p; do
+# apt-cache / apt-get download on the host's lists, or on each suite's private ones
+acache() {
+	if [ "$apt" = host ]; then apt-cache "$@"; return; fi
+	for s in $(echo "$suites" | tr , ' '); do sh "$TOP/lab/apt.sh" "$s" cache "$@"; done
+}
+adownload() {
+	if [ "$apt" = host ]; then apt-get download -q "$1" >/dev/null; return; fi
+	for s in $(echo "$suites" | tr , ' '); do
+		sh "$TOP/lab/apt.sh" "$s" download "$1" 2>/dev/null && return 0
+	done
+	echo "E: no suite of $suites serves $1" >&2; return 1
+}
+served=$(acache pkgnames "linux-headers-$pre" | sort -u | while read -r p; do
 	n=${p#"linux-headers-$pre"}
 	[ "$n" != "$p" ] || continue
 	n=${n%"$post-$fl"}
@@ -23,9 +39,15 @@ if [ "$out" = --list ]; then echo "$served"; exit 0; fi
 want=${*:-$served}
 mkdir -p "$out/debs" "$out/up" || exit 1
 # one kbuild package for the line (pinned to its newest version), or one per upload
-case $BASE_KBUILD in *"{abiname}"*) kbuild_ver= ;; *)
-	kbuild_ver=$(apt-cache madison "$BASE_KBUILD" | awk 'NR==1 {print $3}') ;;
+case $kbuild in *"{abiname}"*) kbuild_ver= ;; *)
+	kbuild_ver=$(acache madison "$kbuild" | awk 'NR==1 {print $3}') ;;
 esac
+decompress() {
+	find "$1" -name '*.ko.xz' -exec xz -d {} + &&
+	{ [ -z "$(find "$1" -name '*.ko.zst' | head -n 1)" ] ||
+	  find "$1" -name '*.ko.zst' -exec zstd -q -d --rm {} +; } &&
+	{ [ -z "$(find "$1" -name '*.ko.gz' | head -n 1)" ] || find "$1" -name '*.ko.gz' -exec gzip -d {} +; }
+}
 rc=0
 for n in $want; do
 	case " $(echo $served) " in *" $n "*) ;; *)
@@ -35,14 +57,17 @@ for n in $want; do
 	if [ -f "$root/.done" ]; then echo "$n"; continue; fi
 	rm -rf "$root"; mkdir -p "$root"
 	ok=1
-	kb=$(printf '%s' "$BASE_KBUILD" | sed "s/{abiname}/$a/")
-	for p in "linux-image-$a-$fl-unsigned" "linux-headers-$a-$fl" \
+	kb=$(printf '%s' "$kbuild" | sed "s/{abiname}/$a/")
+	# the unsigned image where the line has one (older lines), else the image
+	img=linux-image-$a-$fl-unsigned
+	acache pkgnames "$img" | grep -qx "$img" || img=linux-image-$a-$fl
+	for p in "$img" "linux-headers-$a-$fl" \
 		"linux-headers-$a-common" "$kb${kbuild_ver:+=$kbuild_ver}"; do
 		name=${p%%=*}
 		deb=$(ls "$out/debs/${name}_"*.deb 2>/dev/null | head -n 1)
 		if [ -z "$deb" ] || { [ -n "$kbuild_ver" ] && [ "$name" = "$kb" ] &&
 			[ ! -f "$out/debs/${name}_$(echo "$kbuild_ver" | sed 's/:/%3a/')_$fl.deb" ]; }; then
-			(cd "$out/debs" && apt-get download -q "$p" >/dev/null 2>"../debs.err") ||
+			(cd "$out/debs" && adownload "$p" 2>"../debs.err") ||
 				{ echo "history: apt-get download $p failed: $(tail -n 1 "$out/debs.err")" >&2; ok=0; break; }
 			deb=$(ls -t "$out/debs/${name}_"*.deb | head -n 1)
 		fi
@@ -50,6 +75,15 @@ for n in $want; do
 		dpkg-deb -W --showformat='${Package} ${Version}\n' "$deb" >>"$root/packages"
 	done
 	hdr=$root/usr/src/linux-headers-$a-$fl
+	# a merged-/usr upload (trixie on) ships usr/lib/modules: one layout for the lab
+	if [ "$ok" = 1 ] && [ -d "$root/usr/lib/modules" ] && [ ! -e "$root/lib" ]; then
+		ln -s usr/lib "$root/lib"
+	fi
+	# newer lines ship modules compressed (.ko.xz, .ko.zst): the lab reads and
+	# loads plain .ko files
+	if [ "$ok" = 1 ] && ! decompress "$root/lib/modules"; then
+		echo "history: upload $a: its modules do not decompress (xz, zstd)" >&2; ok=0
+	fi
 	if [ "$ok" = 1 ]; then
 		for f in "$root/boot/vmlinuz-$a-$fl" "$hdr/Module.symvers" \
 			"$root/lib/modules/$a-$fl/kernel/fs/fat/vfat.ko" "$hdr/Makefile"; do

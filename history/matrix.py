@@ -15,17 +15,19 @@ from core import tables
 from history.modfacts import FactsError, modname, module_facts, read_symvers
 
 
-def upload_paths(out, n):
+def upload_paths(out, n, line=None):
+    """Where upload n of the history line (a pattern; default the one being
+    run, tables.history_line()) is unpacked under OUT."""
     root = pathlib.Path(out) / "up" / str(n)
-    rel = f"{tables.abiname(n)}-{tables.flavour()}"
+    rel = f"{(line or tables.history_line()).replace('{N}', str(n))}-{tables.flavour()}"
     return {"root": root, "mods": root / "lib/modules" / rel / "kernel",
             "symvers": root / "usr/src" / f"linux-headers-{rel}" / "Module.symvers",
             "vmlinuz": root / "boot" / f"vmlinuz-{rel}"}
 
 
-def upload_facts(out, n):
+def upload_facts(out, n, line=None):
     """{module name: facts + path} of one upload, cached in up/N/facts.json."""
-    p = upload_paths(out, n)
+    p = upload_paths(out, n, line)
     cache = p["root"] / "facts.json"
     if cache.exists():     # names as module_facts() gives them, also in an older cache
         return {modname(k): dict(v, depends=[modname(d) for d in v["depends"]])
@@ -49,13 +51,27 @@ def vermagic_rest(vm):
     return vm.split(" ", 1)[1] if " " in vm else ""
 
 
+def has_modversions(magic):
+    """Does the kernel whose vermagic this is check symbol versions?"""
+    return "modversions" in magic.split()
+
+
 def own_verdict(m, to_vmlinux, to_magic):
-    """'loaded' or 'refused:<reason>' for one module alone against the to-kernel.
+    """'loaded' or 'refused:<reason>' for one module alone against the to-kernel
+    whose full vermagic is to_magic, as its loader decides (same_magic()): a
+    modversions kernel skips the release of a module that has CRCs and checks
+    the CRCs; a kernel without modversions compares the whole string.
 
     Symbols its from-upload dependencies export always match (they come along);
     only the to-kernel's vmlinux exports are checked, as the loader does."""
-    if vermagic_rest(m["vermagic"]) != to_magic:
+    modv = has_modversions(to_magic)
+    if modv and m["versions"]:
+        if vermagic_rest(m["vermagic"]) != vermagic_rest(to_magic):
+            return "refused:vermagic"
+    elif m["vermagic"] != to_magic:
         return "refused:vermagic"
+    if not modv:
+        return "loaded"
     # the loader checks module_layout first (check_modstruct_version)
     for sym, crc in sorted(m["versions"].items(), key=lambda kv: kv[0] != "module_layout"):
         if sym in to_vmlinux and to_vmlinux[sym] != crc:
@@ -109,12 +125,13 @@ def main(argv):
         return 1
     magic = {}
     for n in nums:
-        rests = {vermagic_rest(m["vermagic"]) for m in facts[n].values()}
-        if len(rests) != 1:
-            print(f"history: upload {n}: modules disagree about vermagic: {sorted(rests)}",
+        # the kernel's own vermagic is the one its modules carry
+        magics = {m["vermagic"] for m in facts[n].values()}
+        if len(magics) != 1:
+            print(f"history: upload {n}: modules disagree about vermagic: {sorted(magics)}",
                   file=sys.stderr)
             return 1
-        magic[n] = rests.pop()
+        magic[n] = magics.pop()
     pairs = {}
     for i, f in enumerate(nums):
         for t in nums[i + 1:]:

@@ -6,10 +6,12 @@ verdict on the refusals. Exits 1 when a boot disagrees with the host prediction.
     python3 -m history.summary OUT   -> OUT/history.json
 """
 import json
+import os
 import pathlib
 import sys
 
 from core import plot, tables
+from history import mechanism
 
 # the policies compared (no oracle: each is a rule for the distributor's string)
 POLICIES = {
@@ -143,7 +145,7 @@ def main(argv):
         pk = [x for x in pk if x]
         ver = next((x.split()[1] for x in pk if x.startswith("linux-image-")), None)
         uploads.append({"abiname": tables.abiname(n), "version": ver, "modules": matrix["modules"][n],
-                        "packages": pk})
+                        "packages": pk, "mechanism": mechanism.of_upload(out / "up" / str(n))})
     sample = []
     for case in boots.values():
         pred, obs = case["predicted"], case["observed"]["outcome"]
@@ -181,7 +183,7 @@ def main(argv):
                         "forced": by_policy["modversions"], "refusals": by_policy})
     dkms = read_json(out / "dkms.json", [])
     b = tables.base()
-    res = {"base": b["base"], "abiname": b["abiname"],
+    res = {"base": os.environ.get("HIST_LINE") or b["base"], "abiname": tables.history_line(),
            "uploads": uploads, "policies": POLICIES, "updates": updates,
            "sample": sample, "dkms": dkms,
            "dkms_updates": dkms_per_upload(dkms, matrix["consecutive"], nums)}

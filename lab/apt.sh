@@ -8,6 +8,7 @@
 # usage: apt.sh SUITE update            fetch the suite's package lists
 #        apt.sh SUITE download PKG...   download the .debs into the cwd
 #        apt.sh SUITE policy PKG        the version the suite serves (empty: none)
+#        apt.sh SUITE cache ARGS...     apt-cache ARGS on the suite's lists (pkgnames, madison)
 # env: APT_HOST=/etc/apt  where the host's apt sources are read (tests)
 set -eu
 . "$(dirname "$0")/common.sh"
@@ -30,7 +31,21 @@ host_source() {
 	grep -h '^deb ' "$host"/sources.list "$host"/sources.list.d/*.list 2>/dev/null |
 		grep -v -e '-security' -e '-updates' | awk '{print $2}' | head -n 1
 }
-src=$(host_source | head -n 1)
+# a -security suite is served by the host's security archive
+security_source() {
+	for f in "$host"/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		awk '/^URIs:/ {u=$2} /^Suites:/ {s=$0} /^Signed-By:/ {k=$2}
+		     /^$/ {if (u != "" && s ~ /-security/) {print u, k; exit} u=""; s=""; k=""}
+		     END {if (u != "" && s ~ /-security/) print u, k}' "$f"
+	done | head -n 1
+	grep -h '^deb ' "$host"/sources.list "$host"/sources.list.d/*.list 2>/dev/null |
+		grep -e '-security' | awk '{print $2}' | head -n 1
+}
+case $suite in
+*-security) src=$(security_source | head -n 1) ;;
+*) src=$(host_source | head -n 1) ;;
+esac
 uri=${src%% *} key=${src#* }
 [ -n "$uri" ] || die "no Debian archive in the host's apt sources to reach $suite through"
 [ "$key" != "$uri" ] && [ -n "$key" ] || key=/usr/share/keyrings/debian-archive-keyring.gpg
@@ -67,5 +82,9 @@ policy)
 	have_lists
 	priv apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ {if ($2 != "(none)") print $2}'
 	;;
-*) die "usage: apt.sh SUITE update|download PKG...|policy PKG" ;;
+cache)
+	have_lists
+	priv apt-cache "$@"
+	;;
+*) die "usage: apt.sh SUITE update|download PKG...|policy PKG|cache ARGS..." ;;
 esac

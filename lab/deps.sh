@@ -13,7 +13,7 @@ set -eu
 src=; [ "$BASE_APT" != host ] || src=$BASE_PACKAGE
 cc=$ARCH_CC_PKG; [ "$cc" != - ] || cc=
 PKGS="$src gcc $cc binutils make flex bison bc libelf-dev libssl-dev
-cpio xz-utils kmod libdw-dev ${ARCH_QEMU#*:} busybox-static python3 ccache libc6-dev"
+cpio xz-utils zstd kmod libdw-dev ${ARCH_QEMU#*:} busybox-static python3 ccache libc6-dev"
 [ $# -eq 0 ] || PKGS=$*
 
 missing=

@@ -138,7 +138,7 @@ class Matrix(unittest.TestCase):
                          "vermagic": MAGIC},
             "needs_foo_user": {"versions": {"module_layout": 1, "bar": 3},
                                "depends": ["uses_foo"], "vermagic": MAGIC}}
-        self.magic = MAGIC.split(" ", 1)[1]
+        self.magic = "6.1.0-56-amd64 " + MAGIC.split(" ", 1)[1]
 
     def test_all_equal_all_load(self):
         v = matrix.predict(self.facts, self.s["same"], self.magic)
@@ -155,8 +155,21 @@ class Matrix(unittest.TestCase):
         self.assertEqual(v["uses_foo"], "refused:crc-mismatch:module_layout")
 
     def test_vermagic(self):
-        v = matrix.predict(self.facts, self.s["same"], "SMP preempt mod_unload ")
+        # a modversions kernel skips the release of a module with CRCs
+        v = matrix.predict(self.facts, self.s["same"], "6.1.0-56-amd64 SMP preempt mod_unload ")
         self.assertEqual(v["uses_bar"], "refused:vermagic")
+
+    def test_no_modversions_kernel(self):
+        # 7.2+deb14: no modversions; its loader compares the whole vermagic, the
+        # release included, and never the CRCs
+        to = "7.2.13+deb14-amd64 SMP preempt mod_unload "
+        self.assertEqual(set(matrix.predict(self.facts, self.s["layout"], to).values()),
+                         {"refused:vermagic"})
+        same = {k: dict(v, versions={}, vermagic=to) for k, v in self.facts.items()}
+        self.assertEqual(set(matrix.predict(same, self.s["layout"], to).values()), {"loaded"})
+        other = {k: dict(v, vermagic="7.2.12+deb14-amd64 SMP preempt mod_unload ")
+                 for k, v in same.items()}
+        self.assertEqual(matrix.predict(other, {}, to)["uses_bar"], "refused:vermagic")
 
     def test_churn(self):
         c = matrix.churn(self.s["old"], self.s["foo"])

@@ -17,7 +17,8 @@ import importlib
 from .. import doc
 
 ORDER = ["header", "verdicts", "updates", "release", "sanity", "other", "sizes",
-         "detectors", "audit", "cross", "robustness", "fuzzing", "history", "costs", "reasons"]
+         "detectors", "audit", "cross", "robustness", "fuzzing", "history", "lines", "costs",
+         "reasons"]
 SECTIONS = [importlib.import_module(f"{__name__}.{name}") for name in ORDER]
 
 

@@ -75,7 +75,7 @@ for n in $want; do
 		dpkg-deb -W --showformat='${Package} ${Version}\n' "$deb" >>"$root/packages"
 	done
 	hdr=$root/usr/src/linux-headers-$a-$fl
-	# a merged-/usr upload (trixie on) ships usr/lib/modules: one layout for the lab
+	# a merged-/usr upload (newer lines) ships usr/lib/modules: one layout for the lab
 	if [ "$ok" = 1 ] && [ -d "$root/usr/lib/modules" ] && [ ! -e "$root/lib" ]; then
 		ln -s usr/lib "$root/lib"
 	fi

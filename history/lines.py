@@ -1,15 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
 """Debian's kernel lines, discovered from what the archive serves: every
 linux-headers-ABINAME-FLAVOUR of every suite in history/suites.tsv, grouped by
-its ABI name with the upload number taken out (6.1.0-{N}, 6.12.{N}+deb12,
-6.12.{N}+deb13, 7.2.{N}+deb14). A line is named by its pattern with N for
-{N}; its uploads are the numbers the archive serves; lines are ordered by
-kernel version, then Debian release, which is the order a user upgrades in.
+its ABI name with the upload number taken out (X.Y.0-{N}, X.Y.{N}+debNN).
+A line is named by its pattern with N for {N}; its uploads are the numbers
+the archive serves; lines are ordered by kernel version, then Debian
+release, which is the order a user upgrades in.
 
     python3 -m history.lines list              one line per line: name pattern suites apt kbuild uploads
     python3 -m history.lines select HISTORY    the same, limited to HISTORY's choice
-HISTORY is a list of tokens: an ABI name (6.12.117+deb12: that upload), a line
-name (6.12.N+deb12: every upload), LINE=newest:K, LINE=A,B (upload numbers);
+HISTORY is a list of tokens: an ABI name (X.Y.N+debNN with a number: that
+upload), a line name (X.Y.N+debNN: every upload), LINE=newest:K, LINE=A,B;
 a bare number or newest:K applies to the base's own line; empty: every line.
 """
 import os
@@ -21,8 +21,8 @@ from core import tables
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SUITES_TSV = os.path.join(TOP, "history", "suites.tsv")
-# an ABI name with an upload number: X.Y.Z-N (6.1) or X.Y.N+debNN (6.12 on);
-# anything else (a respin such as 6.12.115+deb13.1) is named, not followed
+# an ABI name with an upload number: X.Y.Z-N (older lines) or X.Y.N+debNN;
+# anything else (a respin such as X.Y.N+debNN.1) is named, not followed
 ABI = re.compile(r"^(\d+\.\d+\.(?:\d+-)?)(\d+)(\+deb\d+)?$")
 
 
@@ -41,7 +41,7 @@ def name_of(pattern):
 
 
 def order_key(pattern):
-    """Kernel version, then Debian release: 6.1.0-{N} < 6.12.{N}+deb12 < +deb13 < 7.2."""
+    """Kernel version, then Debian release (+debNN; none sorts first)."""
     pre, _, post = pattern.partition("{N}")
     return ([int(x) for x in re.findall(r"\d+", pre)][:2],
             int(post[4:]) if post.startswith("+deb") else 0)
@@ -86,7 +86,7 @@ def host_suite(abi, flavour):
 
 def kbuild_of(pattern, abi, suite, apt):
     """The kbuild package an upload's headers need: one per upload on newer
-    lines (linux-kbuild-ABINAME), one per line on 6.1 (linux-kbuild-X.Y)."""
+    lines (linux-kbuild-ABINAME), one per line on older ones (linux-kbuild-X.Y)."""
     if apt_cache(suite, apt, "pkgnames", f"linux-kbuild-{abi}").split():
         return "linux-kbuild-{abiname}"
     return "linux-kbuild-" + ".".join(pattern.split(".")[:2])

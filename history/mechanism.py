@@ -24,7 +24,7 @@ def mechanism(opts):
     on = lambda k: opts.get(k) == "y"
     modv = on("MODVERSIONS")
     tool = ("gendwarfksyms" if on("GENDWARFKSYMS") else "genksyms") if modv else None
-    # before 6.13 there is one table format, always "basic"
+    # a tree without BASIC_MODVERSIONS has one table format: basic
     basic = modv and (on("BASIC_MODVERSIONS") or "BASIC_MODVERSIONS" not in opts
                       and not on("EXTENDED_MODVERSIONS"))
     ext = modv and on("EXTENDED_MODVERSIONS")

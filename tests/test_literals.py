@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """No kernel version, Debian kernel package or suite is named outside the
-places that are about one base: lab/bases.tsv (the table of bases), the
+places that are about one base: lab/bases.tsv (the table of bases),
+history/suites.tsv (the suites make history asks), the
 patches and series, the docs and the tests' fixtures. Everything else reads
 the base from the table, so a second base needs a table line, not an edit."""
 import pathlib
@@ -14,7 +15,7 @@ TOP = pathlib.Path(__file__).resolve().parent.parent
 LITERAL = re.compile(r"(?<![\w.])[5-7]\.\d{1,2}(?:\.\d+)?(?:-\d+)?(?!\w)"
                      r"|linux-(?:source|kbuild|headers|image)-\d"
                      r"|\b(?:bookworm|trixie|forky|sid)\b")
-ALLOWED = ("lab/bases.tsv",)
+ALLOWED = ("lab/bases.tsv", "history/suites.tsv")
 ALLOWED_DIRS = ("tests/",)
 ALLOWED_SUFFIXES = (".patch", ".md", "README")
 

@@ -12,6 +12,7 @@ import json
 import os
 import pathlib
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -69,17 +70,62 @@ def gen_init_cpio(out):
     return exe
 
 
-def fs_images(out):
-    """Small filesystem images the guest mounts (made here with mkfs, no root)."""
+IMAGES_TSV = TOP / "history/images.tsv"
+
+
+def read_images(path=IMAGES_TSV):
+    """{image name: (package, command)} of the images table."""
+    rows = tables.read_tsv(str(path), ["name", "package", "command"], keep_line=True)
+    for r in rows:
+        if not r["command"]:
+            raise ValueError(f"{path}:{r['line']}: want 'name<TAB>package<TAB>command'")
+    return {r["name"]: (r["package"], r["command"]) for r in rows}
+
+
+def images_named(sample):
+    """The /m/img/NAME images the sample's checks mount."""
+    return sorted({m for _, check in sample if check
+                   for m in re.findall(r"/m/img/([\w.-]+)", check)})
+
+
+def fs_images(out, names):
+    """The named filesystem images, made here with their mkfs (no root), once.
+    A name the table lacks or a mkfs that fails is an OSError with one line."""
     d = pathlib.Path(out) / "img"
     d.mkdir(parents=True, exist_ok=True)
-    for name, cmd in [("minix.img", ["mkfs.minix"]), ("ext2.img", ["mkfs.ext2", "-q", "-F"])]:
+    src = d / "src"
+    src.mkdir(exist_ok=True)
+    (src / "hc").write_text("modvlab\n")
+    table = read_images()
+    for name in names:
         p = d / name
-        if not p.exists():
-            with open(p, "wb") as f:
-                f.truncate(2 << 20)
-            subprocess.run(cmd + [str(p)], check=True, stdout=subprocess.DEVNULL)
+        if p.exists():
+            continue
+        if name not in table:
+            raise OSError(f"image {name}: not in {IMAGES_TSV.relative_to(TOP)}")
+        pkg, cmd = table[name]
+        cmd = cmd.replace("{img}", shlex.quote(str(p))).replace("{src}", shlex.quote(str(src)))
+        r = subprocess.run(["sh", "-c", cmd], capture_output=True, text=True)
+        if r.returncode:
+            p.unlink(missing_ok=True)
+            raise OSError(f"image {name}: '{cmd}' failed (package {pkg}): "
+                          f"{(r.stderr.strip().splitlines() or ['?'])[-1]}")
     return d
+
+
+def helpers_named(sample):
+    """The to-kernel's own modules the checks use: "with A,B" lists, tcrypt
+    for template checks, loop for images (guest/history/init loads it)."""
+    names = {"loop"}
+    for _, check in sample:
+        if not check:
+            continue
+        w = check.split()
+        if w[0] == "with" and len(w) > 1:
+            names.update(modname(x) for x in w[1].split(","))
+        if "tmpl" in w:
+            names.add("tcrypt")
+    return sorted(names)
 
 
 def guest_path(host):
@@ -94,8 +140,9 @@ def guest_path(host):
     raise ValueError(f"{host}: not a module of an upload or of a DKMS build")
 
 
-def run_boot(out, to, boot, cases, env):
-    """One boot of kernel `to` with cases [(name, flags, ko, deps, check)] -> ktap.Run."""
+def run_boot(out, to, boot, cases, env, helpers=("loop",), images=()):
+    """One boot of kernel `to` with cases [(name, flags, ko, deps, check)] -> ktap.Run;
+    the to-kernel's own helper modules at /m/k/NAME.ko, the images at /m/img/."""
     lab = pathlib.Path(out) / "lab"
     d = lab / "arms" / f"u{to}" / "boot"
     obj = lab / "arms" / f"u{to}" / "obj" / "usr"
@@ -113,13 +160,15 @@ def run_boot(out, to, boot, cases, env):
         lines.append(f"{name}|{flags}|1|{g(ko)}|{','.join(g(x) for x in deps)}"
                      + (f"|/bin/sh /m/hcheck {check}" if check else ""))
     up = upload_paths(out, to)
-    loop = next(up["mods"].glob("drivers/block/loop.ko"), None)
-    if loop:
-        files["/m/k/loop.ko"] = str(loop)
+    facts = upload_facts(out, to)
+    for h in helpers:
+        if h in facts:
+            files[f"/m/k/{h}.ko"] = str(up["root"] / facts[h]["path"])
     files["/m/hcheck"] = str(TOP / "guest/history/hcheck")
-    img = fs_images(out)
-    for p in img.iterdir():
-        files[f"/m/img/{p.name}"] = str(p)
+    if images:
+        img = fs_images(out, images)
+        for name in images:
+            files[f"/m/img/{name}"] = str(img / name)
     (d / f"{boot}.plan").write_text("\n".join(lines) + "\n")
     (d / f"{boot}.files").write_text("".join(f"{g}\t{os.path.abspath(h)}\n"
                                              for g, h in files.items()))
@@ -147,12 +196,12 @@ def outcome(att):
     return res, r.kv.get("check"), [x.text for x in att.dmesg]
 
 
-def boot_all(out, to, boot, cases, env):
+def boot_all(out, to, boot, cases, env, helpers=("loop",), images=()):
     """Boot `to` until every case has an outcome (crash-resumed) -> {name: {...}}."""
     results, todo, k = {}, list(cases), 0
     while todo and k <= MAX_RESUMES:
         name = boot if k == 0 else f"{boot}.r{k}"
-        run = run_boot(out, to, name, todo, env)
+        run = run_boot(out, to, name, todo, env, helpers, images)
         by_name = {a.name: a for a in run.attempts.values()}
         rest = []
         for c in todo:
@@ -171,6 +220,18 @@ def boot_all(out, to, boot, cases, env):
     return results
 
 
+def sources(nums, i):
+    """The uploads whose copies boot into upload i: the first (the plot's line)
+    and the one before (the update a user makes), never every earlier one."""
+    return sorted({nums[0], nums[i - 1]}, key=int)
+
+
+def case_of(out, n, mod, facts, name, check):
+    root = upload_paths(out, n)["root"]
+    deps = [str(root / facts[d]["path"]) for d in dep_order(mod, facts)]
+    return (name, "-", str(root / facts[mod]["path"]), deps, check)
+
+
 def main(argv):
     if len(argv) < 4:
         print("usage: python3 -m history.boot OUT SAMPLE.tsv ABINUM...", file=sys.stderr)
@@ -179,38 +240,54 @@ def main(argv):
     try:
         sample = read_sample(sample_path)
         matrix = json.loads((pathlib.Path(out) / "matrix.json").read_text())
+        images = images_named(sample)
+        fs_images(out, images)
     except (OSError, ValueError) as e:
         print(f"history: {e}", file=sys.stderr)
         return 1
+    helpers = helpers_named(sample)
     facts = {n: upload_facts(out, n) for n in nums}
-    boots = {}
+    boots, controls = {}, {}
     for i, to in enumerate(nums[1:], 1):
         cases, meta = [], {}
-        for fr in nums[:i]:
+        # the control: the to-kernel's own copy of each module, checked in the
+        # same guest; a module whose own copy fails is judged on nothing
+        for mod, check in sample:
+            if mod in facts[to]:
+                cases.append(case_of(out, to, mod, facts[to], f"own-{mod}", check))
+        for fr in sources(nums, i):
             for mod, check in sample:
                 if mod not in facts[fr]:
                     continue
-                root = upload_paths(out, fr)["root"]
-                ko = str(root / facts[fr][mod]["path"])
-                deps = [str(root / facts[fr][d]["path"]) for d in dep_order(mod, facts[fr])]
                 name = f"u{fr}-{mod}"
-                cases.append((name, "-", ko, deps, check))
-                meta[name] = {"from": fr, "to": to, "module": mod,
+                cases.append(case_of(out, fr, mod, facts[fr], name, check))
+                meta[name] = {"from": fr, "to": to, "module": mod, "spec": check,
                               "predicted": matrix["pairs"][f"{fr}->{to}"]["verdicts"][mod]}
-        normal = boot_all(out, to, "normal", cases, {})
-        refused = [c for c in cases if normal[c[0]]["outcome"] != "loaded"]
+        normal = boot_all(out, to, "normal", cases, {}, helpers, images)
+        refused = [c for c in cases if c[0] in meta and normal[c[0]]["outcome"] != "loaded"]
         forced = boot_all(out, to, "forced", [(n, "mvd", k, d, c) for n, _, k, d, c in refused],
-                          {}) if refused else {}
+                          {}, helpers, images) if refused else {}
+        own = {c[0][4:]: normal[c[0]] for c in cases if c[0].startswith("own-")}
+        controls[to] = {m: {"outcome": r["outcome"], "check": r["check"],
+                            "dmesg": r["dmesg"][-3:]} for m, r in own.items()}
         for name, m in meta.items():
             m["observed"] = normal[name]
+            m["control"] = own.get(m["module"])
             if name in forced:
                 m["forced"] = forced[name]
             boots[name + f"->u{to}"] = m
-        print(f"history: booted {tables.abiname(to)}: {len(cases)} cases, "
-              f"{sum(1 for c in cases if normal[c[0]]['outcome'] == 'loaded')} loaded, "
-              f"{len(refused)} forced", file=sys.stderr)
+        print(f"history: booted {tables.abiname(to)}: {len(meta)} cases, "
+              f"{sum(1 for n in meta if normal[n]['outcome'] == 'loaded')} loaded, "
+              f"{len(refused)} forced; control {sum(1 for r in own.values() if ok(r))}/"
+              f"{len(own)} own copies pass", file=sys.stderr)
     (pathlib.Path(out) / "boots.json").write_text(json.dumps(boots, indent=1))
+    (pathlib.Path(out) / "controls.json").write_text(json.dumps(controls, indent=1))
     return 0
+
+
+def ok(r):
+    """A control that passed: loaded, and its check (if any) passed."""
+    return bool(r) and r["outcome"] == "loaded" and r.get("check") in (None, "pass", "none")
 
 
 if __name__ == "__main__":

@@ -53,7 +53,7 @@ for n in $want; do
 	case " $(echo $served) " in *" $n "*) ;; *)
 		echo "history: upload $(abi "$n") is not served by the archive (served: $(echo $served))" >&2
 		rc=1; continue;; esac
-	root=$out/up/$n a=$(abi "$n")
+	root=$out/up/$n a=$(abi "$n") extra=
 	if [ -f "$root/.done" ]; then echo "$n"; continue; fi
 	rm -rf "$root"; mkdir -p "$root"
 	ok=1
@@ -73,12 +73,35 @@ for n in $want; do
 		fi
 		dpkg -x "$deb" "$root" || { echo "history: dpkg -x $deb failed" >&2; ok=0; break; }
 		dpkg-deb -W --showformat='${Package} ${Version}\n' "$deb" >>"$root/packages"
+		# a split image (newer lines: linux-binary-, linux-modules-, linux-base-
+		# ABINAME-FLAVOUR) depends on its parts by the same ABI name: fetch them too
+		[ "$name" = "$img" ] && extra=$(dpkg-deb -f "$deb" Depends Pre-Depends |
+			sed 's/^[A-Za-z-]*: *//' | tr ',|' '\n\n' | sed 's/^ *//; s/[ (].*//' |
+			grep -x "linux-[a-z]*-$a-$fl" | grep -vx "linux-headers-$a-$fl" | sort -u)
 	done
+	for name in ${extra:-}; do
+		[ "$ok" = 1 ] || break
+		deb=$(ls "$out/debs/${name}_"*.deb 2>/dev/null | head -n 1)
+		if [ -z "$deb" ]; then
+			(cd "$out/debs" && adownload "$name" 2>"../debs.err") ||
+				{ echo "history: apt-get download $name failed: $(tail -n 1 "$out/debs.err")" >&2; ok=0; break; }
+			deb=$(ls -t "$out/debs/${name}_"*.deb | head -n 1)
+		fi
+		dpkg -x "$deb" "$root" || { echo "history: dpkg -x $deb failed" >&2; ok=0; break; }
+		dpkg-deb -W --showformat='${Package} ${Version}\n' "$deb" >>"$root/packages"
+	done
+	extra=
 	hdr=$root/usr/src/linux-headers-$a-$fl
 	# a merged-/usr upload (newer lines) ships usr/lib/modules: one layout for the lab
 	if [ "$ok" = 1 ] && [ -d "$root/usr/lib/modules" ] && [ ! -e "$root/lib" ]; then
 		ln -s usr/lib "$root/lib"
 	fi
+	# newer lines ship the image and its config in the modules folder: one layout
+	for f in vmlinuz config System.map; do
+		if [ "$ok" = 1 ] && [ -f "$root/lib/modules/$a-$fl/$f" ] && [ ! -e "$root/boot/$f-$a-$fl" ]; then
+			mkdir -p "$root/boot" && ln -s "../lib/modules/$a-$fl/$f" "$root/boot/$f-$a-$fl"
+		fi
+	done
 	# newer lines ship modules compressed (.ko.xz, .ko.zst): the lab reads and
 	# loads plain .ko files
 	if [ "$ok" = 1 ] && ! decompress "$root/lib/modules"; then

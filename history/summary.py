@@ -50,12 +50,62 @@ def survive(pair, consec, nums):
 
 def judge(case):
     """needless / needed / unknown for one sample module, if it were refused:
-    would it have worked? From its normal load when it loaded, else the forced one."""
+    would it have worked? From its normal load when it loaded, else the forced
+    one; unknown when the to-kernel's own copy does not pass in the guest
+    (the control: the guest cannot exercise it, whatever the update did)."""
+    ctl = case.get("control")
+    if "control" in case and not (ctl and ctl["outcome"] == "loaded"
+                                  and ctl.get("check") in (None, "pass", "none")):
+        return "unknown"
     obs = case["observed"]
     run = obs if obs["outcome"] == "loaded" else case.get("forced")
     if not run or run["outcome"] != "loaded":
         return "needed" if run else "unknown"
     return {"pass": "needless", "fail": "needed"}.get(run.get("check"), "unknown")
+
+
+# a module's class is its check's kind (guest/history/hcheck)
+CLASSES = {"crypto": "crypto", "tmpl": "crypto", "init": "self-test module", "fs": "filesystem",
+           "rofs": "filesystem", "overlay": "filesystem", "mount": "filesystem",
+           "nls": "nls table", "netdev": "network", "linked": "network", "netif": "network",
+           "block": "block", "zram": "block", "dev": "device node"}
+
+
+def class_of(check):
+    w = (check or "").split()
+    if w[:1] == ["with"]:
+        w = w[2:]
+    return CLASSES.get(w[0], "other") if w else "no check"
+
+
+def wilson(k, n, z=1.96):
+    """The 95% Wilson score interval of k successes in n trials, or None."""
+    if not n:
+        return None
+    p = k / n
+    c = (p + z * z / (2 * n)) / (1 + z * z / n)
+    h = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / (1 + z * z / n)
+    return [max(0.0, c - h), min(1.0, c + h)]
+
+
+def estimates(sample, raw, bumped_of):
+    """Per policy and class: the refusals it makes of the sampled modules,
+    judged needless / needed / unknown, and the needless share with its 95%
+    interval (unknown ones in no estimate)."""
+    out = {}
+    for pol in POLICIES:
+        per = {}
+        for c, r in zip(sample, raw):
+            if not refused_by(pol, r, bumped_of(r)):
+                continue
+            k = per.setdefault(c["class"], {"needless": 0, "needed": 0, "unknown": 0})
+            k[c["judged"]] += 1
+        for k in per.values():
+            n = k["needless"] + k["needed"]
+            k["share"] = k["needless"] / n if n else None
+            k["interval"] = wilson(k["needless"], n)
+        out[pol] = per
+    return out
 
 
 def refused_by(policy, case, bumped):
@@ -158,7 +208,8 @@ def main(argv):
                        "forced_check": (case.get("forced") or {}).get("check"),
                        "forced_reason": next(iter((case.get("forced") or {}).get("dmesg", [])[-1:]),
                                              None),
-                       "judged": judge(case)})
+                       "judged": judge(case), "class": class_of(case.get("spec")),
+                       "control": (case.get("control") or {}).get("outcome")})
     updates = []
     pairs = matrix["pairs"]
     for key, pair in pairs.items():
@@ -181,11 +232,13 @@ def main(argv):
                         "sampled": len(cases),
                         "agree": sum(1 for c in cases if c["agree"]),
                         "forced": by_policy["modversions"], "refusals": by_policy})
+    est = estimates(sample, list(boots.values()),
+                    lambda r: crc_step(matrix["consecutive"], r["from"], r["to"], nums))
     dkms = read_json(out / "dkms.json", [])
     b = tables.base()
     res = {"base": os.environ.get("HIST_LINE") or b["base"], "abiname": tables.history_line(),
            "uploads": uploads, "policies": POLICIES, "updates": updates,
-           "sample": sample, "dkms": dkms,
+           "sample": sample, "estimates": est, "dkms": dkms,
            "dkms_updates": dkms_per_upload(dkms, matrix["consecutive"], nums)}
     (out / "history.json").write_text(json.dumps(res, indent=1))
     try:

@@ -232,6 +232,46 @@ class Tables(unittest.TestCase):
         self.assertEqual(boot.dep_order("a", f), ["c", "b"])
 
 
+class Sample(unittest.TestCase):
+    def test_table_checks_and_classes(self):
+        top = pathlib.Path(__file__).resolve().parent.parent
+        sample = boot.read_sample(top / "history/sample.tsv")
+        checked = [m for m, c in sample if c]
+        self.assertGreaterEqual(len(checked), 150, "the sample must exercise 150 modules")
+        for m, c in sample:
+            self.assertNotEqual(summary.class_of(c), "other", (m, c))
+        # every image a check mounts is in the images table
+        self.assertLessEqual(set(boot.images_named(sample)), set(boot.read_images()))
+        self.assertIn("tcrypt", boot.helpers_named(sample))
+        self.assertIn("nls_cp437", boot.helpers_named(sample))
+
+    def test_missing_image(self):
+        with self.assertRaises(OSError):
+            boot.fs_images(tempfile.mkdtemp(), ["no-such.img"])
+
+    def test_wilson(self):
+        lo, hi = summary.wilson(9, 10)
+        self.assertTrue(0.55 < lo < 0.6 and 0.98 < hi <= 1.0, (lo, hi))
+        self.assertIsNone(summary.wilson(0, 0))
+        self.assertEqual(summary.wilson(0, 5)[0], 0.0)
+
+    def test_control_makes_unknown(self):
+        forced_ok = {"outcome": "loaded", "check": "pass"}
+        case = {"observed": {"outcome": "refused:EINVAL"}, "forced": forced_ok,
+                "control": {"outcome": "loaded", "check": "pass"}}
+        self.assertEqual(summary.judge(case), "needless")
+        case["control"] = {"outcome": "loaded", "check": "fail"}
+        self.assertEqual(summary.judge(case), "unknown")
+        case["control"] = None      # the to-kernel has no own copy
+        self.assertEqual(summary.judge(case), "unknown")
+        del case["control"]         # a run from before the control
+        self.assertEqual(summary.judge(case), "needless")
+
+    def test_sources(self):
+        self.assertEqual(boot.sources(["1", "2", "3", "4"], 3), ["1", "3"])
+        self.assertEqual(boot.sources(["1", "2"], 1), ["1"])
+
+
 class Section(unittest.TestCase):
     data = {"uploads": [{"abiname": "6.1.0-1", "version": "6.1.1-1", "modules": 2},
                         {"abiname": "6.1.0-2", "version": "6.1.2-1", "modules": 2}],

@@ -78,12 +78,14 @@ def blocks(data, report):
                          [[doc.Bold(p), num(sum(t.values())), num(t["needless"]),
                            num(t["needed"]), num(t["unknown"])] for p, t in tot.items()],
                          align="lrrrr"))
+    out += estimate_table(data.get("estimates"))
     sample = data.get("sample") or []
     if sample:
         out.append(doc.Details(f"The booted sample ({len(sample)} loads)", [doc.Table(
-            ["from", "to", "module", "host predicted", "boot", "check", "forced", "forced check",
-             "forced: last kernel line"],
-            [[name(c["from"]), name(c["to"]), doc.Code(c["module"]), c["predicted"],
+            ["from", "to", "module", "class", "own copy (control)", "host predicted", "boot",
+             "check", "forced", "forced check", "forced: last kernel line"],
+            [[name(c["from"]), name(c["to"]), doc.Code(c["module"]), c.get("class") or NONE,
+              c.get("control") or NONE, c["predicted"],
               c["observed"], c.get("check") or NONE, c.get("forced") or NONE,
               c.get("forced_check") or NONE,
               doc.Code(c["forced_reason"]) if c.get("forced") and c.get("forced_reason") else NONE]
@@ -130,3 +132,31 @@ def dkms_updates(du):
                          + "; ".join(f"{x['module']} built for {x['built_for']}: "
                                      f"{x['verdict']} ({x['why']})" for x in du["excluded"])))
     return out
+
+
+def estimate_table(est):
+    """Per class of module, the share of each policy's refusals that were
+    needless (the module worked when forced), with its 95% interval."""
+    if not est:
+        return []
+    pols = [p for p in est if est[p]]
+    classes = sorted({c for p in pols for c in est[p]})
+    if not classes:
+        return []
+
+    def cell(k):
+        if not k:
+            return NONE
+        n = k["needless"] + k["needed"]
+        if not n:
+            return f"– ({k['unknown']} unknown)"
+        lo, hi = k["interval"]
+        return (f"{k['needless']}/{n} = {100 * k['share']:.0f}% [{100 * lo:.0f}–{100 * hi:.0f}%]"
+                + (f", {k['unknown']} unknown" if k["unknown"] else ""))
+    return [doc.P("Needless refusals per class of module: of the sampled modules each policy "
+                  "refuses, how many worked when forced (needless/judged, 95% Wilson interval); "
+                  "unknown: the to-kernel's own copy does not pass its check in the guest, or "
+                  "the module has none: in no estimate."),
+            doc.Table(["class"] + pols, [[c] + [cell(est[p].get(c)) for p in pols]
+                                         for c in classes], align="l" + "r" * len(pols))]
+

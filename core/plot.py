@@ -156,3 +156,34 @@ def svg_share_lines(series, xlabels, title, ylabel):
         out.append(f'<text x="{lx + 30}" y="{ly + 4}">{escape(name)}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def svg_strip(cells, title):
+    """cells: [(label, kind)] in order -> an <svg> strip of one box per label,
+    coloured by its kind (a legend names each kind): what each upload ran.
+
+    Raises ValueError when there is nothing to draw."""
+    if not cells:
+        raise ValueError("svg_strip: nothing to plot")
+    kinds = list(dict.fromkeys(k for _, k in cells))
+    colour = {k: OTHER_COLOURS[i % len(OTHER_COLOURS)] for i, k in enumerate(kinds)}
+    bw = max(14.0, min(60.0, (W - 40) / len(cells)))
+    width = max(W, 40 + bw * len(cells))
+    height = 120 + 20 * len(kinds)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height}" '
+           f'viewBox="0 0 {width:.0f} {height}" font-family="sans-serif" font-size="11">',
+           f"<title>{escape(title)}</title>",
+           f'<text x="20" y="20" font-size="14">{escape(title)}</text>']
+    for i, (label, kind) in enumerate(cells):
+        x = 20 + i * bw
+        out.append(f'<rect class="upload" data-kind={quoteattr(kind)} x="{x:.1f}" y="34" '
+                   f'width="{bw - 2:.1f}" height="28" fill="{colour[kind]}">'
+                   f"<title>{escape(label)}: {escape(kind)}</title></rect>")
+        out.append(f'<text transform="translate({x + bw / 2:.1f} 70) rotate(45)" '
+                   f'font-size="9">{escape(label)}</text>')
+    for j, kind in enumerate(kinds):
+        y = 110 + 20 * j
+        out.append(f'<rect x="20" y="{y - 10}" width="14" height="12" fill="{colour[kind]}"/>')
+        out.append(f'<text x="40" y="{y}">{escape(kind)}</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"

@@ -15,7 +15,7 @@ import os
 import pathlib
 import sys
 
-from core import tables
+from core import plot, tables
 from history import boot, mechanism
 from history.matrix import churn, predict, upload_facts, upload_paths
 from history.modfacts import FactsError, read_symvers
@@ -85,6 +85,13 @@ def cross(a, b, sample):
     return res
 
 
+def strip(data):
+    """Debian's transition: every upload run, in upgrade order, by mechanism."""
+    return plot.svg_strip([(u["abiname"], (u.get("mechanism") or {}).get("label") or "not fetched")
+                           for u in data.get("uploads") or []],
+                          "What each Debian upload's kernel checks on a module load")
+
+
 def main(argv):
     if len(argv) != 4:
         print("usage: python3 -m history.across ROOT LINES.tsv SAMPLE.tsv", file=sys.stderr)
@@ -124,6 +131,10 @@ def main(argv):
               f"{len(up.get('sample', []))} as predicted", file=sys.stderr)
         res["upgrades"].append(up)
     (root / "lines.json").write_text(json.dumps(res, indent=1))
+    try:
+        (root / "lines.svg").write_text(strip(res))
+    except ValueError:
+        pass
     return rc
 
 

@@ -35,16 +35,29 @@ def read_sample(path):
     return [(modname(r["module"]), None if r["check"] == "-" else r["check"]) for r in rows]
 
 
+def resolve(want, facts):
+    """The module a softdep name means: the module of that name, else one
+    whose alias it is (a generic implementation first: it needs no CPU
+    feature), else None."""
+    if modname(want) in facts:
+        return modname(want)
+    hits = sorted((m for m, f in facts.items() if want in f.get("aliases", ())),
+                  key=lambda m: ("generic" not in m, m))
+    return hits[0] if hits else None
+
+
 def dep_order(name, facts):
-    """name's dependencies, those without deps first (the load order)."""
+    """name's dependencies, those without deps first (the load order), as
+    modprobe loads them: depends= and softdep "pre:" modules."""
     seen, order = set(), []
 
     def visit(x):
         if x in seen or x not in facts:
             return
         seen.add(x)
-        for d in facts[x]["depends"]:
-            visit(d)
+        for d in facts[x]["depends"] + [resolve(s, facts) for s in facts[x].get("softdep", ())]:
+            if d:
+                visit(d)
         order.append(x)
     visit(name)
     return order[:-1]
@@ -158,7 +171,8 @@ def run_boot(out, to, boot, cases, env, helpers=("loop",), images=()):
             files[guest_path(host)] = host
         g = guest_path
         lines.append(f"{name}|{flags}|1|{g(ko)}|{','.join(g(x) for x in deps)}"
-                     + (f"|/bin/sh /m/hcheck {check}" if check else ""))
+                     + (f"|/bin/sh /m/hcheck {' '.join(shlex.quote(w) for w in check.split())}"
+                        if check else ""))
     up = upload_paths(out, to)
     facts = upload_facts(out, to)
     for h in helpers:

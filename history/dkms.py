@@ -1,11 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Real out-of-tree modules across real updates: each -dkms package of
-history/dkms.tsv (and a user's MODULES=DIR) is built with M= against every
-upload's unpacked headers, as DKMS would, and each build is loaded into its own
-kernel and every later one (one boot per kernel), with a check where one exists.
-A build that fails is reported as such.
+"""Real out-of-tree modules across real updates: every -dkms package the
+archive has (--all; else those of history/dkms.tsv) and a user's MODULES=DIR
+are built against every upload's unpacked headers by dkms itself (its own
+tree under OUT, --kernelsourcedir: nothing is installed), or with M= for a
+folder without dkms.conf, and each build is loaded into its own kernel and
+every later one (one boot per kernel), with a check where dkms.tsv gives one.
+A build that fails is a result with its first error line; a kernel the
+package excludes (BUILD_EXCLUSIVE_*) is "unsupported".
 
-    python3 -m history.dkms OUT DKMS.tsv [--modules DIR] ABINUM...  -> OUT/dkms.json
+    python3 -m history.dkms OUT DKMS.tsv [--all] [--modules DIR] ABINUM...  -> OUT/dkms.json
 """
 import glob
 import json
@@ -62,25 +65,110 @@ def fetch(out, package):
     return tops[0], (root / "package").read_text()
 
 
+def discover():
+    """Every -dkms package the host's archive lists that carries module source
+    (dh-dkms is the packaging helper, not a module)."""
+    r = subprocess.run(["apt-cache", "pkgnames"], capture_output=True, text=True)
+    return sorted(p for p in r.stdout.split() if p.endswith("-dkms") and p != "dh-dkms")
+
+
+def first_error(log):
+    """The first compiler or modpost error line of a build log, or its last line."""
+    try:
+        lines = pathlib.Path(log).read_text(errors="replace").splitlines()
+    except OSError:
+        return "no log"
+    for ln in lines:
+        if re.search(r"error:|ERROR:|Error [0-9]|No rule to make|No such file", ln):
+            return ln.strip()[:200]
+    return (lines[-1].strip() if lines else "empty log")[:200]
+
+
+def conf_of(src):
+    """(PACKAGE_NAME, PACKAGE_VERSION) of a dkms.conf (bash: arrays, variables)."""
+    r = subprocess.run(["bash", "-c", 'kernelver=x; arch=x; . ./dkms.conf >/dev/null 2>&1; '
+                        'echo "$PACKAGE_NAME|$PACKAGE_VERSION"'], cwd=src,
+                       capture_output=True, text=True)
+    name, _, ver = r.stdout.strip().partition("|")
+    return name, ver
+
+
+def unpack_kos(d):
+    """Every built module under d, decompressed (dkms compresses like the kernel)."""
+    for z, cmd in ((".ko.xz", ["xz", "-d", "-f"]), (".ko.zst", ["zstd", "-q", "-d", "-f", "--rm"]),
+                   (".ko.gz", ["gzip", "-d", "-f"])):
+        for f in glob.glob(str(d / "**" / f"*{z}"), recursive=True):
+            subprocess.run(cmd + [f], check=False)
+    return glob.glob(str(d / "**" / "*.ko"), recursive=True)
+
+
+def dkms_build(out, key, src, n, log):
+    """dkms add + build of src against upload n's headers, in OUT's own dkms tree
+    -> ([.ko], None) or (None, reason)."""
+    name, ver = conf_of(src)
+    if not name or not ver:
+        return None, "build-failed: dkms.conf names no PACKAGE_NAME/PACKAGE_VERSION"
+    paths = upload_paths(out, n)
+    kver = paths["symvers"].parent.name[len("linux-headers-"):]
+    tree = (pathlib.Path(out) / "dkms" / "tree" / str(n)).resolve()
+    stree = (pathlib.Path(out) / "dkms" / "stree" / key).resolve()
+    stree.mkdir(parents=True, exist_ok=True)
+    link = stree / f"{name}-{ver}"
+    if not link.exists():
+        link.symlink_to(pathlib.Path(src).resolve())
+    tree.mkdir(parents=True, exist_ok=True)
+    common = ["--dkmstree", str(tree), "--sourcetree", str(stree), "-m", name, "-v", ver]
+    env = {k: v for k, v in os.environ.items() if k != "ARCH"}
+    with open(log, "w") as lf:
+        if not (tree / name / ver / "source").exists():
+            subprocess.run(["dkms", "add", *common], stdout=lf, stderr=subprocess.STDOUT, env=env)
+        r = subprocess.run(["dkms", "build", *common, "-k", kver, "--kernelsourcedir",
+                            str(paths["symvers"].parent.resolve()), "--force"],
+                           stdout=lf, stderr=subprocess.STDOUT, env=env)
+    text = pathlib.Path(log).read_text(errors="replace")
+    if r.returncode == 77 or "BUILD_EXCLUSIVE" in text:
+        return None, "unsupported: " + next((x.strip() for x in text.splitlines()
+                                             if "BUILD_EXCLUSIVE" in x or "exclusive" in x.lower()),
+                                            "the package excludes this kernel")[:200]
+    if r.returncode:
+        mk = tree / name / ver / "build" / "make.log"
+        return None, "build-failed: " + first_error(mk if mk.exists() else log)
+    kos = unpack_kos(tree / name / ver / kver)
+    return (kos, None) if kos else (None, "build-failed: dkms built no module")
+
+
 def build(out, key, src, subdir, args, n, log):
-    """Build a copy of src with M= against upload n's headers -> {name: .ko} or error str."""
+    """Build src against upload n's headers (dkms when it has a dkms.conf, else
+    make M=) -> {name: .ko} or an error string, cached per (package, upload)."""
     dst = pathlib.Path(out) / "dkms" / "build" / key / str(n)
     done = dst / ".built"
     if not done.exists():
         shutil.rmtree(dst, ignore_errors=True)
-        shutil.copytree(src, dst, symlinks=True)
-        hdr = upload_paths(out, n)["symvers"].parent
-        extra = [a.replace("{src}", str(dst.resolve())) for a in args.split()]
-        with open(log, "w") as lf:
-            # the headers' own ARCH, not the lab's ARCH= (a lab/arches.tsv name)
-            env = {k: v for k, v in os.environ.items() if k != "ARCH"}
-            r = subprocess.run(["make", "-j2", "-C", str(hdr.resolve()),
-                                f"M={(dst / subdir).resolve()}", *extra, "modules"],
-                               stdout=lf, stderr=subprocess.STDOUT, env=env)
-        (dst / ".status").write_text(str(r.returncode))
+        dst.mkdir(parents=True)
+        status = "0"
+        if (pathlib.Path(src) / "dkms.conf").exists():
+            kos, err = dkms_build(out, key, src, n, log)
+            for ko in kos or []:    # kept beside the M= builds: one layout for the boots
+                shutil.copy(ko, dst / os.path.basename(ko))
+            status = err or "0"
+        else:
+            shutil.copytree(src, dst / "src", symlinks=True)
+            hdr = upload_paths(out, n)["symvers"].parent
+            extra = [a.replace("{src}", str((dst / "src").resolve())) for a in args.split()]
+            with open(log, "w") as lf:
+                # the headers' own ARCH, not the lab's ARCH= (a lab/arches.tsv name)
+                env = {k: v for k, v in os.environ.items() if k != "ARCH"}
+                r = subprocess.run(["make", "-j2", "-C", str(hdr.resolve()),
+                                    f"M={(dst / 'src' / subdir).resolve()}", *extra, "modules"],
+                                   stdout=lf, stderr=subprocess.STDOUT, env=env)
+            if r.returncode:
+                status = "build-failed: " + first_error(log)
+        (dst / ".status").write_text(status)
         done.touch()
-    if (dst / ".status").read_text() != "0":
-        return f"build-failed (log: {log})"
+    status = (dst / ".status").read_text()
+    if status != "0":
+        return status if status.startswith(("build-failed", "unsupported")) \
+            else f"build-failed (log: {log})"
     kos = {}
     for ko in glob.glob(str(dst / "**" / "*.ko"), recursive=True):
         try:
@@ -118,12 +206,15 @@ def own_kernel(res, symvers):
 def main(argv):
     args = argv[1:]
     user = None
+    every = "--all" in args
+    if every:
+        args.remove("--all")
     if "--modules" in args:
         i = args.index("--modules")
         user = args[i + 1]
         del args[i:i + 2]
     if len(args) < 3:
-        print("usage: python3 -m history.dkms OUT DKMS.tsv [--modules DIR] ABINUM...",
+        print("usage: python3 -m history.dkms OUT DKMS.tsv [--all] [--modules DIR] ABINUM...",
               file=sys.stderr)
         return 2
     out, table, nums = args[0], args[1], sorted(args[2:], key=int)
@@ -135,14 +226,13 @@ def main(argv):
         print(f"history: {e}", file=sys.stderr)
         return 1
     pkgs, rc = {}, 0
-    for r in rows:
-        if r["package"] in pkgs:
-            continue
+    names = list(dict.fromkeys([r["package"] for r in rows] + (discover() if every else [])))
+    for pkg in names:
         try:
-            pkgs[r["package"]] = fetch(out, r["package"])
+            pkgs[pkg] = fetch(out, pkg)
         except (RuntimeError, OSError, subprocess.CalledProcessError) as e:
             print(f"history: {e}", file=sys.stderr)
-            pkgs[r["package"]] = None
+            pkgs[pkg] = None
             rc = 1
     if user:
         u = pathlib.Path(user)
@@ -162,11 +252,12 @@ def main(argv):
                 print(f"history: {pkg} does not build against {tables.abiname(n)}'s headers "
                       f"({builds[pkg, n]})", file=sys.stderr)
     wanted = [dict(r) for r in rows if pkgs.get(r["package"])]
-    if user:    # every module the user's directory builds
-        first = builds.get(("user:" + pathlib.Path(user).name, nums[0]))
-        names = sorted(first) if isinstance(first, dict) else ["(build failed)"]
-        wanted += [{"package": "user:" + pathlib.Path(user).name, "module": m, "check": None}
-                   for m in names]
+    for pkg in pkgs:    # a package dkms.tsv does not name, a user's folder: every module it builds
+        if not pkgs[pkg] or any(r["package"] == pkg for r in rows):
+            continue
+        built = sorted({m for n in nums if isinstance(builds[pkg, n], dict) for m in builds[pkg, n]})
+        wanted += [{"package": pkg, "module": m, "check": None}
+                   for m in built or ["(no build)"]]
     result = [{"module": w["module"], "package": pkgs[w["package"]][1], "built_for": tables.abiname(f),
                "build": "ok" if isinstance(builds[w["package"], f], dict)
                and w["module"] in builds[w["package"], f] else

@@ -30,8 +30,10 @@ def upload_facts(out, n, line=None):
     p = upload_paths(out, n, line)
     cache = p["root"] / "facts.json"
     if cache.exists():     # names as module_facts() gives them, also in an older cache
-        return {modname(k): dict(v, depends=[modname(d) for d in v["depends"]])
-                for k, v in json.loads(cache.read_text()).items()}
+        facts = json.loads(cache.read_text())
+        if all("softdep" in v for v in facts.values()):
+            return {modname(k): dict(v, depends=[modname(d) for d in v["depends"]])
+                    for k, v in facts.items()}
     facts = {}
     for dirpath, _, files in os.walk(p["mods"]):
         for f in files:

@@ -37,14 +37,29 @@ def module_facts(path):
     for off in range(0, len(raw), VERSION.size):
         crc, name = VERSION.unpack_from(raw, off)
         versions[name.split(b"\0", 1)[0].decode("latin-1")] = crc & 0xffffffff
-    tags = {}
+    tags, aliases = {}, []
     for item in info.split(b"\0"):
         k, sep, v = item.decode("latin-1").partition("=")
         if sep:
             tags.setdefault(k, v)
+            if k == "alias":
+                aliases.append(v)
     return {"versions": versions, "vermagic": tags.get("vermagic", ""),
             "name": modname(tags.get("name", "")),
-            "depends": [modname(d) for d in tags.get("depends", "").split(",") if d]}
+            "depends": [modname(d) for d in tags.get("depends", "").split(",") if d],
+            "softdep": softdep_pre(tags.get("softdep", "")), "aliases": aliases}
+
+
+def softdep_pre(text):
+    """The "pre:" names of a softdep= tag ("pre: crc32c post: x" -> ["crc32c"]):
+    what modprobe loads before the module (its init may look them up)."""
+    out, pre = [], False
+    for w in text.split():
+        if w.endswith(":"):
+            pre = w == "pre:"
+        elif pre:
+            out.append(w)
+    return out
 
 
 def read_symvers(path):

@@ -10,6 +10,9 @@ set -u
 OUT=${OUT:-$B/history}
 mkdir -p "$OUT/logs" || exit 1
 cd "$TOP" || exit 1
+# the host tools: dkms (the out-of-tree builds) and the mkfs of every image
+# history/images.tsv names (the sample's filesystem checks)
+sh lab/deps.sh dkms $(awk -F'\t' '!/^#/ && NF >= 3 {print $2}' history/images.tsv | sort -u) || exit 1
 case ${HISTORY:-} in
 newest:*) want=$(sh history/fetch.sh --list | tail -n "${HISTORY#newest:}") ;;
 *) want=${HISTORY:-} ;;
@@ -34,7 +37,9 @@ echo "  HIST   matrix: $(wc -l < "$OUT/logs/matrix.log") upload pairs"
 # shellcheck disable=SC2086
 python3 -m history.boot "$OUT" "$sample" $nums || rc=1
 # shellcheck disable=SC2086
-python3 -m history.dkms "$OUT" "$dkms" ${MODULES:+--modules "$MODULES"} $nums || rc=1
+# every -dkms package the archive has, unless DKMS_ONLY names some
+every=--all; [ -z "${DKMS_ONLY:-}" ] || every=
+python3 -m history.dkms "$OUT" "$dkms" $every ${MODULES:+--modules "$MODULES"} $nums || rc=1
 python3 -m history.summary "$OUT" || rc=1
 echo "  HIST   $OUT/history.json"
 exit $rc

@@ -48,14 +48,21 @@ def survive(pair, consec, nums):
             "modversions": {"modules": pair["loaded"], "of": n}}
 
 
+def control_ok(case):
+    """The to-kernel's own copy loaded and passed its check (a run from
+    before the control has none: taken as passed)."""
+    if "control" not in case:
+        return True
+    ctl = case["control"]
+    return bool(ctl) and ctl["outcome"] == "loaded" and ctl.get("check") in (None, "pass", "none")
+
+
 def judge(case):
     """needless / needed / unknown for one sample module, if it were refused:
     would it have worked? From its normal load when it loaded, else the forced
     one; unknown when the to-kernel's own copy does not pass in the guest
     (the control: the guest cannot exercise it, whatever the update did)."""
-    ctl = case.get("control")
-    if "control" in case and not (ctl and ctl["outcome"] == "loaded"
-                                  and ctl.get("check") in (None, "pass", "none")):
+    if not control_ok(case):
         return "unknown"
     obs = case["observed"]
     run = obs if obs["outcome"] == "loaded" else case.get("forced")
@@ -178,6 +185,22 @@ def dkms_per_upload(dkms, consec, nums):
     return {"updates": rows, "excluded": out}
 
 
+def dkms_svg(data):
+    """Share of the out-of-tree modules each upload forces to be rebuilt, per policy."""
+    ups = (data.get("dkms_updates") or {}).get("updates") or []
+    if not ups:
+        raise ValueError("no DKMS update")
+    series = {}
+    for u in ups:
+        for pol, c in u["policies"].items():
+            n = sum(c[k] for k in ("no longer builds", "rebuild", "keeps"))
+            series.setdefault(pol, []).append((c["rebuild"] + c["no longer builds"]) / n
+                                              if n else None)
+    return plot.svg_share_lines(series, [u["to"] for u in ups],
+                                "Out-of-tree modules each upload forces to rebuild",
+                                "rebuilt or no longer building")
+
+
 def main(argv):
     if len(argv) != 2:
         print("usage: python3 -m history.summary OUT", file=sys.stderr)
@@ -209,7 +232,8 @@ def main(argv):
                        "forced_reason": next(iter((case.get("forced") or {}).get("dmesg", [])[-1:]),
                                              None),
                        "judged": judge(case), "class": class_of(case.get("spec")),
-                       "control": (case.get("control") or {}).get("outcome")})
+                       "control": (case.get("control") or {}).get("outcome"),
+                       "control_ok": control_ok(case)})
     updates = []
     pairs = matrix["pairs"]
     for key, pair in pairs.items():
@@ -241,11 +265,13 @@ def main(argv):
            "sample": sample, "estimates": est, "dkms": dkms,
            "dkms_updates": dkms_per_upload(dkms, matrix["consecutive"], nums)}
     (out / "history.json").write_text(json.dumps(res, indent=1))
-    try:
-        (out / "history.svg").write_text(svg(res))
-    except (ValueError, KeyError, IndexError):
-        pass
-    bad = [c for c in sample if not c["agree"]]
+    for name, draw in (("history.svg", svg), ("dkms.svg", dkms_svg)):
+        try:
+            (out / name).write_text(draw(res))
+        except (ValueError, KeyError, IndexError):
+            pass
+    # a module the guest cannot run at all (its control failed) tests no prediction
+    bad = [c for c in sample if not c["agree"] and c["control_ok"]]
     for c in bad:
         print(f"history: {tables.abiname(c['from'])} {c['module']} into {tables.abiname(c['to'])}: host predicted "
               f"{c['predicted']}, the boot said {c['observed']}", file=sys.stderr)

@@ -232,6 +232,33 @@ class Tables(unittest.TestCase):
         self.assertEqual(boot.dep_order("a", f), ["c", "b"])
 
 
+class Dkms(unittest.TestCase):
+    def test_first_error(self):
+        d = pathlib.Path(tempfile.mkdtemp())
+        (d / "make.log").write_text("make -C x\n  CC [M] a.o\na.c:3:1: error: 'b' undeclared\n"
+                                    "make[1]: *** Error 1\n")
+        self.assertEqual(dkms.first_error(d / "make.log"), "a.c:3:1: error: 'b' undeclared")
+        self.assertEqual(dkms.first_error(d / "none"), "no log")
+
+    def test_conf_of(self):
+        d = pathlib.Path(tempfile.mkdtemp())
+        (d / "dkms.conf").write_text('PACKAGE_NAME="vpoll"\nPACKAGE_VERSION="0.1"\n'
+                                     'BUILT_MODULE_NAME[0]="$PACKAGE_NAME"\n'
+                                     'MAKE[0]="make -C ${kernel_source_dir} M=${dkms_tree}"\n')
+        self.assertEqual(dkms.conf_of(d), ("vpoll", "0.1"))
+
+    def test_softdep(self):
+        from history.modfacts import softdep_pre
+        self.assertEqual(softdep_pre("pre: crc32c post: x"), ["crc32c"])
+        self.assertEqual(softdep_pre("post: a pre: b c"), ["b", "c"])
+        facts = {"ext4": {"depends": ["jbd2"], "softdep": ["crc32c"]}, "jbd2": {"depends": []},
+                 "crc32c_intel": {"depends": [], "aliases": ["crc32c"]},
+                 "crc32c_generic": {"depends": [], "aliases": ["crc32c", "crypto-crc32c"]}}
+        # modprobe's softdep: the generic implementation (no CPU feature) first
+        self.assertEqual(boot.dep_order("ext4", facts), ["jbd2", "crc32c_generic"])
+        self.assertIsNone(boot.resolve("nothing", facts))
+
+
 class Sample(unittest.TestCase):
     def test_table_checks_and_classes(self):
         top = pathlib.Path(__file__).resolve().parent.parent

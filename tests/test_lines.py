@@ -91,3 +91,37 @@ class Mechanism(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Report(unittest.TestCase):
+    data = {"lines": [{"name": "6.1.0-N", "pattern": "6.1.0-{N}", "suites": ["bookworm"],
+                       "apt": "host", "out": "/x", "uploads": ["6.1.0-56", "6.1.0-57"]},
+                      {"name": "7.2.N+deb14", "pattern": "7.2.{N}+deb14", "suites": ["sid"],
+                       "apt": "private", "out": "/y", "uploads": ["7.2.13+deb14"]}],
+            "uploads": [{"abiname": "6.1.0-56", "line": "6.1.0-N", "fetched": True,
+                         "mechanism": {"label": "modversions (genksyms; basic)"}},
+                        {"abiname": "6.1.0-57", "line": "6.1.0-N", "fetched": True,
+                         "mechanism": {"label": "modversions (genksyms; basic)"}},
+                        {"abiname": "7.2.13+deb14", "line": "7.2.N+deb14", "fetched": True,
+                         "mechanism": {"label": "no modversions: vermagic (the release)"}}],
+            "upgrades": [{"from": "6.1.0-57", "to": "7.2.13+deb14", "of": 10, "loaded": 0,
+                          "crc_changed": 5, "removed": 1, "module_layout_changed": True,
+                          "refused_by": {"vermagic": 10},
+                          "survive": {"per-upload": 0, "bump-on-crc-change": 0, "never-bump": 10,
+                                      "what the kernel did": 0},
+                          "sample": [{"module": "dummy", "predicted": "refused:vermagic",
+                                      "observed": "refused:ENOEXEC", "agree": True}]}]}
+
+    def test_renders(self):
+        from compare import doc
+        from compare.sections import lines as section
+        md = doc.md(section.blocks(self.data, {}))
+        self.assertIn("6.1.0-57 → 7.2.13+deb14", md)
+        self.assertIn("no modversions: vermagic (the release): 7.2.13+deb14", md)
+        self.assertIn("vermagic 10", md)
+
+    def test_strip(self):
+        from compare.sections import lines as section
+        svg = section.strip(self.data)
+        self.assertEqual(svg.count('class="upload"'), 3)
+        self.assertEqual(svg.count('data-kind="modversions (genksyms; basic)"'), 2)

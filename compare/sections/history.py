@@ -122,7 +122,13 @@ def dkms_updates(du):
             + [" / ".join(num(u["policies"][p][k]) for k in
                           ("no longer builds", "rebuild", "keeps", "unsafe")) for p in pols]
             for u in du["updates"]]
-    out = [doc.P("Each upload and the out-of-tree modules built for the upload before it, per "
+    try:
+        from history.summary import dkms_svg
+        fig = [doc.Figure(dkms_svg({"dkms_updates": du}), "../history/dkms.svg",
+                          "share of out-of-tree modules each upload forces to rebuild, per policy")]
+    except (ValueError, KeyError):
+        fig = []
+    out = fig + [doc.P("Each upload and the out-of-tree modules built for the upload before it, per "
                  "policy: no longer builds (the source fails against the new headers: no "
                  "versioning helps) / rebuild forced (the old build is refused) / the old build "
                  "keeps loading / of those, loads the booted kernel's modversions refused."),

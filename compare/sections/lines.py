@@ -4,6 +4,8 @@ archive serves, the mechanism each upload's kernel ran (its own config), and
 the upgrades from one line to the next, per policy."""
 import json
 
+from history.across import strip
+
 from .. import doc
 from .cells import NONE, num
 
@@ -37,6 +39,11 @@ def blocks(data, report):
                      "release in vermagic is the only check: the per-upload string policy."))
     out.append(doc.Table(["line", "suites", "uploads run", "mechanism per upload"], rows,
                          align="llrl"))
+    try:
+        out.append(doc.Figure(strip(data), "../../history/lines.svg",
+                              "Debian's uploads, coloured by the mechanism each kernel ran"))
+    except ValueError:
+        pass
     ug = data.get("upgrades") or []
     if ug:
         pols = list(ug[0]["survive"])
@@ -56,3 +63,4 @@ def blocks(data, report):
              + [f"{sum(1 for c in u.get('sample', []) if c['agree'])}/{len(u.get('sample', []))}"]
              for u in ug], align="lrrrll" + "r" * (len(pols) + 1)))
     return out
+

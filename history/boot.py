@@ -155,7 +155,9 @@ def guest_path(host):
 
 def run_boot(out, to, boot, cases, env, helpers=("loop",), images=()):
     """One boot of kernel `to` with cases [(name, flags, ko, deps, check)] -> ktap.Run;
-    the to-kernel's own helper modules at /m/k/NAME.ko, the images at /m/img/."""
+    the to-kernel's own helper modules at /m/k/NAME.ko (a check's "with" list
+    gets their dependencies put first), the images at /m/img/."""
+    cases = list(cases)
     lab = pathlib.Path(out) / "lab"
     d = lab / "arms" / f"u{to}" / "boot"
     obj = lab / "arms" / f"u{to}" / "obj" / "usr"
@@ -166,6 +168,17 @@ def run_boot(out, to, boot, cases, env, helpers=("loop",), images=()):
         shutil.copy(gen_init_cpio(out), cp)
     files = {}
     lines = []
+    facts = upload_facts(out, to)
+    helpers = set(helpers)
+    for i, (name, flags, ko, deps, check) in enumerate(cases):
+        if check and check.split()[0] == "with":   # the helpers' own dependencies first
+            w = check.split()
+            mods = []
+            for h in (modname(x) for x in w[1].split(",")):
+                mods += [d for d in dep_order(h, facts) + [h] if d not in mods]
+            helpers.update(mods)
+            check = " ".join(["with", ",".join(mods)] + w[2:])
+            cases[i] = (name, flags, ko, deps, check)
     for name, flags, ko, deps, check in cases:
         for host in [ko] + deps:
             files[guest_path(host)] = host
@@ -174,8 +187,7 @@ def run_boot(out, to, boot, cases, env, helpers=("loop",), images=()):
                      + (f"|/bin/sh /m/hcheck {' '.join(shlex.quote(w) for w in check.split())}"
                         if check else ""))
     up = upload_paths(out, to)
-    facts = upload_facts(out, to)
-    for h in helpers:
+    for h in sorted(helpers):
         if h in facts:
             files[f"/m/k/{h}.ko"] = str(up["root"] / facts[h]["path"])
     files["/m/hcheck"] = str(TOP / "guest/history/hcheck")

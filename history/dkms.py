@@ -78,10 +78,32 @@ def first_error(log):
         lines = pathlib.Path(log).read_text(errors="replace").splitlines()
     except OSError:
         return "no log"
-    for ln in lines:
-        if re.search(r"error:|ERROR:|Error [0-9]|No rule to make|No such file", ln):
-            return ln.strip()[:200]
+    for pattern in (r"error:|ERROR:", r"Error [0-9]|No rule to make|No such file"):
+        for ln in lines:    # a compiler's or modpost's line before make's summary
+            if re.search(pattern, ln):
+                return ln.strip()[:200]
     return (lines[-1].strip() if lines else "empty log")[:200]
+
+
+# Some packages' Makefiles build against /lib/modules/RELEASE/build whatever
+# dkms passes: give them one in a private mount namespace (an overlay over
+# /lib's real folder that only this build sees; the host's stays untouched).
+PRIVATE_MODULES = ('d=$(readlink -f /lib) && mount -t overlay modvlab '
+                   '-o "lowerdir=$d,upperdir=$1,workdir=$2" "$d" && shift 2 && exec "$@"')
+
+
+def in_private_modules(scratch, kver, hdr, cmd):
+    """cmd run with /lib/modules/KVER/build -> hdr, where unshare can do it."""
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        return cmd
+    up, work = scratch / "upper", scratch / "work"
+    shutil.rmtree(scratch, ignore_errors=True)
+    (up / "modules" / kver).mkdir(parents=True)
+    work.mkdir()
+    for n in ("build", "source"):
+        (up / "modules" / kver / n).symlink_to(hdr)
+    return ["unshare", "-m", "--propagation", "private", "sh", "-c", PRIVATE_MODULES,
+            "sh", str(up), str(work), *cmd]
 
 
 def conf_of(src):
@@ -122,8 +144,9 @@ def dkms_build(out, key, src, n, log):
     with open(log, "w") as lf:
         if not (tree / name / ver / "source").exists():
             subprocess.run(["dkms", "add", *common], stdout=lf, stderr=subprocess.STDOUT, env=env)
-        r = subprocess.run(["dkms", "build", *common, "-k", kver, "--kernelsourcedir",
-                            str(paths["symvers"].parent.resolve()), "--force"],
+        hdr = paths["symvers"].parent.resolve()
+        r = subprocess.run(in_private_modules(tree.parent / f"ovl-{n}", kver, hdr, [
+            "dkms", "build", *common, "-k", kver, "--kernelsourcedir", str(hdr), "--force"]),
                            stdout=lf, stderr=subprocess.STDOUT, env=env)
     text = pathlib.Path(log).read_text(errors="replace")
     if r.returncode == 77 or "BUILD_EXCLUSIVE" in text:
@@ -132,7 +155,9 @@ def dkms_build(out, key, src, n, log):
                                             "the package excludes this kernel")[:200]
     if r.returncode:
         mk = tree / name / ver / "build" / "make.log"
-        return None, "build-failed: " + first_error(mk if mk.exists() else log)
+        # the package's own file names, not the lab's folders
+        err = first_error(mk if mk.exists() else log).replace(f"{tree / name / ver / 'build'}/", "")
+        return None, "build-failed: " + err
     kos = unpack_kos(tree / name / ver / kver)
     return (kos, None) if kos else (None, "build-failed: dkms built no module")
 

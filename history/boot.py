@@ -25,6 +25,15 @@ TOP = pathlib.Path(__file__).resolve().parent.parent
 MAX_RESUMES = 8
 
 
+IMAGE_KINDS = ("fs", "rofs", "nls")   # hcheck kinds that mount an /m/img/ image
+
+
+def kind_of(check):
+    """The hcheck kind of a check string ("with A,B KIND ..." -> KIND)."""
+    w = (check or "-").split()
+    return w[2] if w[0] == "with" and len(w) > 2 else w[0]
+
+
 def read_sample(path):
     """[(module name, check argv string or None)] from the sample table; a bad
     line is a ValueError naming FILE:LINE (core.tables' reader)."""
@@ -32,6 +41,11 @@ def read_sample(path):
     for r in rows:
         if not r["module"]:
             raise ValueError(f"{path}:{r['line']}: want 'module<TAB>check'")
+        if kind_of(r["check"]) in IMAGE_KINDS and "/m/img/" not in r["check"]:
+            # the image is made only when a line names it (a run of this line
+            # alone would mount nothing)
+            raise ValueError(f"{path}:{r['line']}: check '{r['check']}' mounts an "
+                             "image: name it as /m/img/NAME")
     return [(modname(r["module"]), None if r["check"] == "-" else r["check"]) for r in rows]
 
 

@@ -66,8 +66,8 @@ class Facts(unittest.TestCase):
         self.assertEqual(boot.dep_order("dm_thin", facts), ["dm_mod", "crc7"])
         self.assertEqual(matrix.closure("dm_thin", facts), ["dm_thin", "crc7", "dm_mod"])
         t = self.d / "t"
-        t.write_text("dm-thin-pool\tfs x\n")
-        self.assertEqual(boot.read_sample(t), [("dm_thin_pool", "fs x")])
+        t.write_text("dm-thin-pool\tblock /dev/x\n")
+        self.assertEqual(boot.read_sample(t), [("dm_thin_pool", "block /dev/x")])
 
     def test_own_kernel(self):
         sv = {"dm_get_device": (0, "drivers/md/dm-mod")}
@@ -271,6 +271,19 @@ class Sample(unittest.TestCase):
         self.assertLessEqual(set(boot.images_named(sample)), set(boot.read_images()))
         self.assertIn("tcrypt", boot.helpers_named(sample))
         self.assertIn("nls_cp437", boot.helpers_named(sample))
+
+    def test_each_line_names_its_image(self):
+        # a run of one line (make test's reduced sample) makes only the
+        # images that line names: an nls check on an unnamed image failed
+        top = pathlib.Path(__file__).resolve().parent.parent
+        for m, c in boot.read_sample(top / "history/sample.tsv"):
+            if boot.kind_of(c) in boot.IMAGE_KINDS:
+                self.assertTrue(boot.images_named([(m, c)]), (m, c))
+        d = tempfile.mkdtemp()
+        p = pathlib.Path(d) / "s.tsv"
+        p.write_text("nls_cp850\twith fat nls codepage=850\n")
+        with self.assertRaisesRegex(ValueError, "s.tsv:1:.*name it"):
+            boot.read_sample(p)
 
     def test_missing_image(self):
         with self.assertRaises(OSError):

@@ -597,11 +597,12 @@ def not_ready():
     return out
 
 
-def series_dir(arm):
-    """The folder of arm's series in the selected base, None for a pristine arm."""
+def series_dir(arm, b=None):
+    """The folder of arm's series in base b (default: the selected base),
+    None for a pristine arm."""
     for a in arms():
         if a["arm"] == arm:
-            return None if a["series"] == "-" else os.path.join(base_path("series"), a["series"])
+            return None if a["series"] == "-" else os.path.join(base_path("series", b), a["series"])
     raise TableError(f"{ARMS_TSV}: no arm {arm}")
 
 

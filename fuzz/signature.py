@@ -40,6 +40,10 @@ _NOISE = [
 CONTENT = {"ftrace_verify_code", "apply_returns", "apply_retpolines", "apply_alternatives",
            "apply_paravirt", "__insn_get_emulate_prefix", "insn_get_prefixes", "insn_decode",
            "text_poke_early",
+           # a return through the default thunk, which newer kernels warn about: a
+           # return site the module's .return_sites does not list (a module
+           # built without objtool's list returns there the same way)
+           "__warn_thunk",
            # a jump to garbage through mod->init or mod->exit, which the loader has
            # checked point into the module: into its bytes at a wrong offset
            "? from do_one_initcall", "? from do_init_module", "? from __x64_sys_delete_module"}

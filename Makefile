@@ -84,7 +84,7 @@ SERIES_ARMS := $(shell $(TABLES) arms series)
 
 .DEFAULT_GOAL := help
 .PHONY: help deps tree compare compare-run report bases test test-run unit bisect cross asm-audit bench robust \
-	fuzz detect detect-dwarf history clean clean-tree test-loaded $(ALL_ARMS)
+	fuzz valid detect detect-dwarf history clean clean-tree test-loaded $(ALL_ARMS)
 
 help:
 	@echo 'modvlab: keep or remove CONFIG_MODVERSIONS, measured'
@@ -106,6 +106,9 @@ help:
 	@echo '  detect-dwarf the dwarf detector'"'"'s debug-info build of $(DWARF_ARM)-dwarf, then detect'
 	@echo '  fuzz         the module fuzzer on every arm (and ARM-kasan where built):'
 	@echo '               build/fuzz/fuzz.json, minimized findings in build/fuzz/findings/'
+	@echo '  valid        every module of a large in-tree set (valid/$(VALID_SET).config) built'
+	@echo '               and booted in the reference arm and each series arm: a series must'
+	@echo '               load what pristine loads (build/valid/ARCH-SET/valid.json)'
 	@echo '  history      real updates: Debian uploads of the base, in-tree + DKMS modules, per policy'
 	@echo '  unit         unit tests only (seconds; no kernel build)'
 	@echo '  deps         check Debian packages; install the missing ones as root'
@@ -201,6 +204,15 @@ bisect: tree
 # for the architectures of lab/arches.tsv with a cross_config
 # (build/cross/cross.tsv); installs their cross compilers. CROSS_ARM=ARM
 # one series; CROSS_SRC=DIR CROSS_LABEL=NAME builds another tree.
+# Heavy (not in make test, which runs VALID_SET=small): the reference arm
+# and each series arm built with valid/$(VALID_SET).config's modules, every
+# module loaded (dependencies first) and unloaded in one guest per arm
+# (lab/valid.sh, valid/boot.py); ARCH= picks the architecture.
+VALID_SET ?= full
+valid: tree
+	@rc=0; sh lab/valid.sh $(VALID_SET) $(REFERENCE_ARM) $(SERIES_ARMS) || rc=$$?; \
+	[ ! -f "$(B)/report/report.json" ] || $(MAKE) --no-print-directory report; exit $$rc
+
 cross: $(if $(CROSS_SRC),,tree)
 	@$(if $(CROSS_SRC),sh lab/cross.sh $(CROSS_ARCHES),for a in $(or $(CROSS_ARM),$(SERIES_ARMS)); do CROSS_ARM=$$a sh lab/cross.sh $(CROSS_ARCHES) || exit 1; done)
 

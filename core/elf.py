@@ -126,6 +126,35 @@ class Elf:
         return bytes(self.data)
 
 
+def read_sections(data):
+    """[(name, sh_type, sh_flags, content)] of any ELF file, 32 or 64 bit, either
+    byte order (a cross-built module; the Elf class above is ELF64 LE only)."""
+    data = bytes(data)
+    if len(data) < 52 or data[:4] != b"\x7fELF" or data[4] not in (1, 2) or data[5] not in (1, 2):
+        raise ElfError("not an ELF file")
+    e = "<" if data[5] == 1 else ">"
+    if data[4] == 2:
+        shoff, = struct.unpack_from(e + "Q", data, 0x28)
+        shentsize, shnum, shstrndx = struct.unpack_from(e + "HHH", data, 0x3a)
+        shdr = struct.Struct(e + "IIQQQQIIQQ")
+    else:
+        shoff, = struct.unpack_from(e + "I", data, 0x20)
+        shentsize, shnum, shstrndx = struct.unpack_from(e + "HHH", data, 0x2e)
+        shdr = struct.Struct(e + "IIIIIIIIII")
+    if shentsize != shdr.size or shoff + shnum * shentsize > len(data) or shstrndx >= shnum:
+        raise ElfError("section header table out of the file")
+    heads = [shdr.unpack_from(data, shoff + i * shentsize) for i in range(shnum)]
+
+    def body(h):
+        return b"" if h[1] == SHT["NOBITS"] else data[h[4]:h[4] + h[5]]
+    names = body(heads[shstrndx])
+    out = []
+    for h in heads[1:]:
+        end = names.find(b"\0", h[0])
+        out.append((names[h[0]:end if end >= 0 else None].decode("latin-1"), h[1], h[2], body(h)))
+    return out
+
+
 def section_sizes(path):
     """{section name: bytes} of an ELF file (sections of the same name summed)."""
     with open(path, "rb") as f:

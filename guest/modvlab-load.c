@@ -48,7 +48,7 @@
 #define MODULE_INIT_IGNORE_VERMAGIC 2
 #endif
 
-#define MAX_DEPS 8
+#define MAX_DEPS 32
 #define MAX_REPEAT 1000
 #define MAX_MODULES 256
 #define NOBODY 65534

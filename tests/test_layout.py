@@ -12,7 +12,8 @@ TOP = pathlib.Path(__file__).resolve().parent.parent
 # package -> floor: a module may import its own package and lower floors only
 FLOORS = {"core": 1,
           "plan": 2, "detect": 2, "history": 2, "fuzz": 2, "lab": 2, "qemu": 2,
-          "compare": 3}
+          # valid reuses history's modprobe order and outcome reading
+          "valid": 3, "compare": 3}
 PACKAGES = tuple(FLOORS)
 
 

@@ -17,7 +17,7 @@ import importlib
 from .. import doc
 
 ORDER = ["header", "verdicts", "updates", "release", "sanity", "other", "sizes",
-         "detectors", "audit", "cross", "robustness", "fuzzing", "history", "lines", "costs",
+         "detectors", "audit", "cross", "robustness", "fuzzing", "valid", "history", "lines", "costs",
          "reasons"]
 SECTIONS = [importlib.import_module(f"{__name__}.{name}") for name in ORDER]
 

@@ -1,0 +1,63 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# make valid: does a series refuse a module that is fine? Builds the
+# reference arm and each series arm with the same extra module set
+# (valid/SET.config, merged after the arm's own fragments), from the arm's
+# own worktree, in its own O= folder, then boots each with every module the
+# build made, dependencies first (python3 -m valid.boot). The reference
+# arm's outcome is what a series must match.
+#   build/BASE/valid/ARCH-SET/arms/ARM/{obj,logs,build.json,boot/}
+#   build/BASE/valid/ARCH-SET/not-taken.ARM   the set's options the tree lacks
+# usage: valid.sh SET ARM...
+set -eu
+. "$(dirname "$0")/common.sh"
+
+[ $# -ge 2 ] || die "usage: valid.sh SET ARM..."
+set_=$1; shift
+frag=$TOP/valid/$set_.config
+[ -f "$frag" ] || die "no module set '$set_' (valid/$set_.config; those: $(cd "$TOP/valid" && ls ./*.config | sed 's|^\./||; s|\.config$||' | tr '\n' ' '))"
+V=$B/valid/$ARCH_NAME-$set_
+mkdir -p "$V"
+
+for arm; do
+	armfrag=$TOP/qemu/config/$arm.config
+	[ -f "$armfrag" ] || die "unknown arm '$arm' (no qemu/config/$arm.config)"
+	A=$V/arms/$arm src=$ARMS_DIR/$arm/src
+	mkdir -p "$A/logs"
+	[ -d "$src" ] || need_space 3 "arm $arm (a worktree of the tree)"
+	sh "$TOP/lab/worktree.sh" --probe "$src" "$ARMS_DIR/$arm/series.id" "$arm"
+	ln -sfn "$src" "$A/src"
+	cp "$ARMS_DIR/$arm/series.id" "$A/series.id"
+	# the set is one text for every base: what this tree lacks is a result
+	# (the report lists it), the arm's own fragments must still take
+	# the arm's fragments, then the set (each with the base's renames)
+	all=$(lab_fragments "$armfrag" "$frag")
+	frags=$(printf '%s\n' "$all" | sed '$d') vfrag=$(printf '%s\n' "$all" | tail -n1)
+	# shellcheck disable=SC2086
+	config_id=$(cat $frags "$vfrag" "$A/series.id" | sha256sum | cut -c1-16)
+	if [ "$(cat "$A/config.id" 2>/dev/null)" != "$config_id" ] || [ ! -f "$A/obj/.config" ]; then
+		step CONFIG "valid $set_ $arm"
+		mkdir -p "$A/obj"
+		# shellcheck disable=SC2086
+		{ make -C "$src" O="$A/obj" $KARGS tinyconfig &&
+		  "$src/scripts/kconfig/merge_config.sh" -m -O "$A/obj" "$A/obj/.config" $frags "$vfrag" &&
+		  make -C "$src" O="$A/obj" $KARGS olddefconfig; } >"$A/logs/config.log" 2>&1 ||
+			die "config of valid $set_ $arm failed (log: $A/logs/config.log)"
+		# shellcheck disable=SC2086
+		"$TOP/lab/config-check.sh" "$A/obj/.config" $frags ||
+			die "config of valid $set_ $arm: the arm's own options did not take (see above)"
+		"$TOP/lab/config-check.sh" "$A/obj/.config" "$vfrag" 2>&1 |
+			sed -n "s/^modvlab: config: wanted '\(CONFIG_[A-Za-z0-9_]*\)=.*/\1/p" > "$V/not-taken.$arm"
+		echo "$config_id" > "$A/config.id"
+		done_step
+	fi
+	step BUILD "valid $set_ $arm"
+	if ! "$TOP/lab/cputime.py" "$A/build.json" -- \
+		nice make -C "$src" O="$A/obj" $KARGS -j"$JOBS" CC="$KCC" "$IMAGE" modules \
+		>"$A/logs/build.log" 2>&1; then
+		die "valid $set_: build of $arm failed: $(grep -m1 -e 'error:' -e 'Error ' "$A/logs/build.log") (log: $A/logs/build.log)"
+	fi
+	done_step
+done
+# the boots: one guest per arm, crash-resumed
+py valid.boot "$V" "$@"

@@ -1,0 +1,161 @@
+# SPDX-License-Identifier: GPL-2.0
+"""make valid's host side without a kernel: the feature scan on ELF files of
+every class and byte order, the module facts of a build folder, the pass rule
+(a series refusing what the reference loads), the skip table and the section."""
+import json
+import os
+import pathlib
+import shutil
+import struct
+import subprocess
+import tempfile
+import unittest
+from unittest import mock
+
+from core.elf import ElfError, read_sections
+from compare.sections import valid as section
+from compare import doc
+from valid import boot, features
+
+SOURCE = r"""
+__attribute__((section(".modinfo"), used)) static const char mi[] =
+	"name=%s\0depends=%s\0softdep=pre: crc-alias post: late\0%s";
+__attribute__((section("__param"), used)) static const long p = 1;
+__attribute__((section("__jump_table"), used)) static const long j = 2;
+extern int imported(void);
+int f(void) { return imported(); }
+"""
+
+
+def elf32_be(names):
+    """A minimal ELF32 big-endian relocatable file with empty sections NAMES."""
+    strtab = b"\0" + b"".join(n.encode() + b"\0" for n in names) + b".shstrtab\0"
+    shoff = 52 + len(strtab)
+    hdr = bytearray(b"\x7fELF\x01\x02\x01" + bytes(9))
+    hdr += struct.pack(">HHIIIIIHHHHHH", 1, 2, 1, 0, 0, shoff, 0, 52, 0, 0, 40,
+                       len(names) + 2, len(names) + 1)
+    sh = bytes(40)
+    off = 1
+    for n in names:
+        sh += struct.pack(">IIIIIIIIII", off, 1, 0, 0, 52, 0, 0, 0, 1, 0)
+        off += len(n) + 1
+    sh += struct.pack(">IIIIIIIIII", off, 3, 0, 0, 52, len(strtab), 0, 0, 1, 0)
+    return bytes(hdr) + strtab + sh
+
+
+class Scan(unittest.TestCase):
+    def test_elf32_big_endian(self):
+        secs = read_sections(elf32_be(["__ex_table", ".orc_unwind", ".klp.rela.vmlinux..text"]))
+        self.assertEqual([n for n, *_ in secs],
+                         ["__ex_table", ".orc_unwind", ".klp.rela.vmlinux..text", ".shstrtab"])
+
+    def test_not_elf(self):
+        for bad in (b"", b"\x7fELF\x03\x01" + bytes(60), b"MZ" + bytes(80)):
+            with self.assertRaises(ElfError):
+                read_sections(bad)
+
+    def test_header_table_past_the_end(self):
+        data = bytearray(elf32_be(["__param"]))
+        data[0x20:0x24] = struct.pack(">I", len(data))
+        with self.assertRaises(ElfError):
+            read_sections(bytes(data))
+
+
+@unittest.skipUnless(shutil.which("gcc"), "needs gcc")
+class BuildFolder(unittest.TestCase):
+    def setUp(self):
+        self.tmp = pathlib.Path(tempfile.mkdtemp(prefix="modvlab-valid-"))
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+        self.obj = self.tmp / "arms" / "base" / "obj"
+        (self.obj / "lib").mkdir(parents=True)
+
+    def ko(self, rel, name, depends="", extra=""):
+        c = self.tmp / (name + ".c")
+        c.write_text(SOURCE.replace("%s", name, 1).replace("%s", depends, 1).replace("%s", extra, 1))
+        subprocess.run(["gcc", "-c", "-O2", "-fno-pic", "-o", str(self.obj / rel), str(c)],
+                       check=True)
+
+    def test_facts_and_features(self):
+        self.ko("lib/dm-mod.ko", "dm_mod")
+        self.ko("lib/crc.ko", "crc_gen", extra="alias=crc-alias\\0livepatch=Y\\0import_ns=NS")
+        self.ko("lib/top.ko", "top", depends="dm-mod")
+        (self.obj / "Module.symvers").write_text(
+            "0x1\tx\tlib/dm-mod\tEXPORT_SYMBOL_GPL\tDM\n0x2\ty\tvmlinux\tEXPORT_SYMBOL\t\n")
+        mods = boot.arm_modules(self.obj.parent)
+        self.assertEqual(sorted(mods), ["crc_gen", "dm_mod", "top"])
+        self.assertEqual(mods["top"]["depends"], ["dm_mod"])     # '-' is '_' to the kernel
+        self.assertEqual(boot.dep_order("top", mods), ["crc_gen", "dm_mod"])   # softdep by alias
+        f = mods["crc_gen"]["features"]
+        for k in ("params", "jump_labels", "livepatch", "import_ns", "rela"):
+            self.assertIn(k, f)
+        self.assertIn("export_ns", mods["dm_mod"]["features"])
+        self.assertNotIn("export_ns", mods["top"]["features"])
+
+    def test_a_broken_file_is_named(self):
+        (self.obj / "lib" / "bad.ko").write_bytes(b"not a module")
+        with self.assertRaisesRegex(ValueError, "bad.ko"):
+            boot.arm_modules(self.obj.parent)
+
+
+def result(outcome, why="x"):
+    return {"outcome": outcome, "boot": "valid", "dmesg": [why], "unload": "0"}
+
+
+class PassRule(unittest.TestCase):
+    def summarize(self, per_arm):
+        tmp = pathlib.Path(tempfile.mkdtemp(prefix="modvlab-valid-"))
+        self.addCleanup(shutil.rmtree, tmp, True)
+        v = tmp / "x86_64-small"
+        v.mkdir()
+        mods = {"a": {"features": ["params"]}, "b": {"features": ["params", "exports"]}}
+        with mock.patch("core.tables.reference_arm", return_value="base"):
+            out = boot.summarize(v, list(per_arm), {a: {"results": r, "boots": 1}
+                                                   for a, r in per_arm.items()},
+                                 {a: mods for a in per_arm}, {})
+        self.assertEqual(json.loads((v / "valid.json").read_text())["failures"], out["failures"])
+        return out
+
+    def test_a_series_refusing_what_pristine_loads_fails(self):
+        out = self.summarize({
+            "base": {"a": result("loaded"), "b": result("refused:ENODEV")},
+            "keep": {"a": result("loaded"), "b": result("refused:ENODEV")},
+            "remove": {"a": result("refused:ENOEXEC", "module: a: bad relocation"),
+                       "b": result("loaded")}})
+        self.assertEqual(out["failures"], [{"arm": "remove", "module": "a",
+                                            "outcome": "refused:ENOEXEC",
+                                            "reason": "module: a: bad relocation"}])
+        self.assertEqual(out["extra_loads"], [{"arm": "remove", "module": "b",
+                                               "reference": "refused:ENODEV"}])
+        self.assertEqual(out["features"]["params"], 2)
+        self.assertEqual(out["features"]["exports"], 1)
+        self.assertEqual(out["arms"]["keep"]["refused"], 1)
+
+    def test_a_crash_and_a_missing_module_fail_too(self):
+        out = self.summarize({"base": {"a": result("loaded"), "b": result("loaded")},
+                              "keep": {"a": result("crashed", "BUG: oops")}})
+        self.assertEqual([(f["module"], f["outcome"]) for f in out["failures"]],
+                         [("a", "crashed"), ("b", "not-built")])
+
+    def test_the_section_names_each_failure(self):
+        out = self.summarize({"base": {"a": result("loaded"), "b": result("loaded")},
+                              "keep": {"a": result("refused:EINVAL", "kernel words"),
+                                       "b": result("loaded")}})
+        md = doc.md(section.blocks({"x86_64-small": out}, {}))
+        self.assertIn("kernel words", md)
+        self.assertIn("`a`", md)
+
+
+class Skip(unittest.TestCase):
+    def test_a_line_without_a_reason_is_refused(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".tsv", delete=False) as f:
+            f.write("# comment\ntest_lockup\n")
+        self.addCleanup(os.unlink, f.name)
+        with self.assertRaisesRegex(ValueError, ":2:"):
+            boot.read_skip(f.name)
+
+    def test_the_table_reads(self):
+        self.assertIsInstance(boot.read_skip(), dict)
+
+
+if __name__ == "__main__":
+    unittest.main()

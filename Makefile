@@ -50,6 +50,8 @@ TEST_ROBUST ?= versions-truncated versions-unterminated versions-crc-flip \
 # run (tests/e2e_fuzz.py: FUZZ_TEST_INPUTS per arm)
 FUZZ_SEED ?= 1
 FUZZ_INPUTS ?= 20000
+# make valid: make test's module set (valid/SET.config)
+TEST_VALID_SET ?= small
 # make history: every Debian kernel line the archive serves and their uploads
 # (history/lines.py: empty = all; "55 57" or newest:K: the base's line;
 # LINE=newest:2, LINE=N,M, an ABI name: a line's uploads, one upload;
@@ -244,7 +246,9 @@ test-run: tree
 		sh history/run.sh || true
 	@$(MAKE) --no-print-directory compare-run GENS="$(TEST_GENS)" PLANS="$(TEST_PLANS)" \
 		ROBUST_INPUTS="$(TEST_ROBUST)" BENCH_QUICK=1 || true
-	@python3 tests/run.py --e2e
+	@rm -rf "$(B)/valid/"*-$(TEST_VALID_SET)/valid.json "$(B)/valid/"*-$(TEST_VALID_SET)/arms/*/boot
+	@$(MAKE) --no-print-directory valid VALID_SET=$(TEST_VALID_SET) || true
+	@TEST_VALID_SET=$(TEST_VALID_SET) python3 tests/run.py --e2e
 
 # make test on a busy machine: the same run with lab/hog.sh (a nice'd kernel
 # build on every core, in its own process group) beside it, killed after.

@@ -12,8 +12,11 @@ set -eu
 # lab/apt.sh when the tree is made (lab/tree.sh)
 src=; [ "$BASE_APT" != host ] || src=$BASE_PACKAGE
 cc=$ARCH_CC_PKG; [ "$cc" != - ] || cc=
-PKGS="$src gcc $cc binutils make flex bison bc libelf-dev libssl-dev
-cpio xz-utils zstd kmod libdw-dev ${ARCH_QEMU#*:} busybox-static python3 ccache libc6-dev"
+# a cross-built guest loader (qemu/initramfs.sh) links its static libc
+xlibc=; [ "$ARCH_CROSS" = - ] || xlibc=libc6-dev-$ARCH_DEBIAN-cross
+qemu=${ARCH_QEMU#*:}; [ "$qemu" != - ] || qemu=
+PKGS="$src gcc $cc $xlibc binutils make flex bison bc libelf-dev libssl-dev
+cpio xz-utils zstd kmod libdw-dev $qemu busybox-static python3 ccache libc6-dev"
 [ $# -eq 0 ] || PKGS=$*
 
 missing=

@@ -18,6 +18,10 @@ frag=$TOP/valid/$set_.config
 [ -f "$frag" ] || die "no module set '$set_' (valid/$set_.config; those: $(cd "$TOP/valid" && ls ./*.config | sed 's|^\./||; s|\.config$||' | tr '\n' ' '))"
 V=$B/valid/$ARCH_NAME-$set_
 mkdir -p "$V"
+table arches boot | tr ' ' '\n' | grep -qx "$ARCH_NAME" ||
+	die "ARCH=$ARCH_NAME cannot boot here: lab/arches.tsv has no QEMU machine for it (bootable: $(table arches boot))"
+# the architecture's compiler, QEMU and (cross) static libc
+sh "$TOP/lab/deps.sh"
 
 for arm; do
 	armfrag=$TOP/qemu/config/$arm.config

@@ -10,17 +10,23 @@ set -eu
 arm=${1:?usage: initramfs.sh ARM BOOT} boot=${2:?usage: initramfs.sh ARM BOOT}
 A=$ARMS_DIR/$arm
 d=$A/boot
-busybox=${BUSYBOX:-/bin/busybox}
 cpio=$A/obj/usr/gen_init_cpio
-loader=$B/guest/modvlab-load
-[ -x "$busybox" ] || die "$busybox missing (install busybox-static)"
+# another architecture's guest has no busybox: the loader is its /init
+# (guest/modvlab-load.c as pid 1), cross-built with the table's compiler
+cc=gcc loader=$B/guest/modvlab-load busybox=${BUSYBOX:-/bin/busybox}
+if [ "$ARCH_CROSS" != - ]; then
+	cc=${ARCH_CROSS}gcc loader=$B/guest/modvlab-load.$ARCH_NAME busybox=${BUSYBOX:-}
+	[ -z "${INIT:-}" ] || [ -n "$busybox" ] ||
+		die "INIT=$INIT needs a shell: no busybox for $ARCH_NAME (BUSYBOX=FILE)"
+fi
+[ -z "$busybox" ] || [ -x "$busybox" ] || die "$busybox missing (install busybox-static)"
 [ -f "$d/$boot.plan" ] || die "no plan for $arm $boot (run python3 -m plan ARM)"
 
 # the loader: static, so the initramfs needs no libc
 mkdir -p "$B/guest"
 if [ ! -x "$loader" ] || [ "$TOP/guest/modvlab-load.c" -nt "$loader" ]; then
-	gcc -static -O2 -Wall -Wextra -Werror -o "$loader" "$TOP/guest/modvlab-load.c" ||
-		die "cannot build the guest loader (need libc6-dev for static glibc)"
+	"$cc" -static -O2 -Wall -Wextra -Werror -o "$loader" "$TOP/guest/modvlab-load.c" ||
+		die "cannot build the guest loader with $cc (need its static libc: libc6-dev, or libc6-dev-$ARCH_DEBIAN-cross)"
 fi
 [ -x "$cpio" ] || make -C "$A/src" O="$A/obj" $KARGS usr/gen_init_cpio >/dev/null ||
 	die "cannot build usr/gen_init_cpio for $arm"
@@ -30,10 +36,14 @@ list=$d/$boot.cpio-list
 	# base layout
 	for dir in /dev /proc /sys /bin /m; do echo "dir $dir 0755 0 0"; done
 	echo "nod /dev/console 0600 0 0 c 5 1"
-	# busybox and the init script
-	echo "file /bin/busybox $busybox 0755 0 0"
-	echo "slink /bin/sh busybox 0777 0 0"
-	echo "file /init ${INIT:-$TOP/guest/init} 0755 0 0"
+	# busybox and the init script, or the loader as /init
+	if [ -n "$busybox" ]; then
+		echo "file /bin/busybox $busybox 0755 0 0"
+		echo "slink /bin/sh busybox 0777 0 0"
+		echo "file /init ${INIT:-$TOP/guest/init} 0755 0 0"
+	else
+		echo "slink /init /bin/modvlab-load 0777 0 0"
+	fi
 	# the loader and its plan
 	echo "file /bin/modvlab-load $loader 0755 0 0"
 	echo "file /plan $d/$boot.plan 0644 0 0"

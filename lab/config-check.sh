@@ -1,12 +1,26 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Fail loudly if any option requested by the fragments is not what .config has.
+# The fragments are merged in order, so an option a later one sets again is
+# checked against that later line only (an architecture turning off what
+# lab.config turns on).
 # usage: config-check.sh .config fragment...
 set -u
 cfg=$1; shift
 bad=0
+# later FRAGMENT...: is option $opt set by a fragment after the current one?
+later() {
+	_o=$1; shift
+	[ $# -gt 0 ] && grep -q -e "^$_o=" -e "^# $_o is not set" "$@"
+}
 for frag in "$@"; do
+	shift
 	while IFS= read -r line; do
+		case $line in
+		CONFIG_*=*|"# CONFIG_"*" is not set")
+			opt=${line#\# }; opt=${opt%%[= ]*}
+			! later "$opt" "$@" || continue ;;
+		esac
 		case $line in
 		CONFIG_*=*)
 			grep -qxF -- "$line" "$cfg" || {

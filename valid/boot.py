@@ -92,7 +92,7 @@ def run_boot(vdir, arm, boot, cases, mods):
     (d / f"{boot}.files").write_text("".join(f"{g}\t{os.path.abspath(h)}\n"
                                              for g, h in files.items()))
     env = dict(os.environ, B=str(pathlib.Path(vdir).resolve()), MEM="1G",
-               TIMEOUT=str(int(os.environ.get("VALID_TIMEOUT", 0)) or 120 + 6 * len(cases)))
+               TIMEOUT=str(int(os.environ.get("VALID_TIMEOUT", 0)) or 90 + 4 * len(cases)))
     subprocess.run(["sh", str(TOP / "qemu/initramfs.sh"), arm, boot], env=env, check=True)
     subprocess.run(["sh", str(TOP / "qemu/boot.sh"), arm, boot], env=env)
     try:

@@ -86,4 +86,6 @@ def blocks(data, report):
 def cell(r):
     if not r:
         return "-"
-    return r["outcome"] if r["outcome"] == "loaded" else f"{r['outcome']}: {r['reason']}"
+    if r["outcome"] == "loaded" or r["reason"] == r["outcome"]:
+        return r["outcome"]     # no kernel line said more
+    return f"{r['outcome']}: {r['reason']}"

@@ -50,6 +50,8 @@ TEST_ROBUST ?= versions-truncated versions-unterminated versions-crc-flip \
 # run (tests/e2e_fuzz.py: FUZZ_TEST_INPUTS per arm)
 FUZZ_SEED ?= 1
 FUZZ_INPUTS ?= 20000
+# FUZZ_VALID=SET: seeds from make valid's SET modules, on its kernels (ARM-valid)
+FUZZ_VALID ?=
 # make valid: make test's module set (valid/SET.config)
 TEST_VALID_SET ?= small
 # make history: every Debian kernel line the archive serves and their uploads
@@ -272,7 +274,8 @@ robust: $(addprefix build-,$(ARMS))
 # good modules as seeds, thousands of inputs per boot; re-renders the report
 # when there is one (its Fuzzing section).
 fuzz: $(addprefix build-,$(ARMS))
-	@python3 -m fuzz.run --seed "$(FUZZ_SEED)" --inputs "$(FUZZ_INPUTS)" --arms "$(ARMS)"
+	@python3 -m fuzz.run --seed "$(FUZZ_SEED)" --inputs "$(FUZZ_INPUTS)" --arms "$(ARMS)" \
+		$(if $(FUZZ_VALID),--valid "$(FUZZ_VALID)")
 	@[ ! -f "$(B)/report/report.json" ] || $(MAKE) --no-print-directory report
 
 clean:

@@ -74,10 +74,14 @@ def cross_outcomes(results, out):
     here as fixed."""
     seen = {arm: outcomes(out, arm, a["boots"]) for arm, a in results["arms"].items()
             if "error" not in a and a.get("boots")}
+    # an input is the same mutation only among arms of one seed set: the
+    # workload's (ARM, ARM-kasan) or make valid's (ARM-valid)
+    family = lambda a: a.endswith("-valid")     # noqa: E731
     for arm, a in results["arms"].items():
         for s in a.get("signatures", []):
             s["elsewhere"] = {other: o[s["index"]] for other, o in seen.items()
-                              if other != arm and s["index"] in o}
+                              if other != arm and family(other) == family(arm)
+                              and s["index"] in o}
 
 
 def reclassify(jpath, arms_dir):

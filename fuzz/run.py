@@ -31,7 +31,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 from core import corpus, tables
 
-from . import cause, minimize, signature, snapshot
+from . import cause, minimize, seeds, signature, snapshot
 # one guest (guest.py) and the results file (results.py); the names the
 # tests and other tools use from here
 from .guest import (Boot, boot, build_driver, crashes_of, initramfs,  # noqa: F401
@@ -41,24 +41,36 @@ from .results import (count_crashes, cross_outcomes, outcomes, reclassify,  # no
 
 B = tables.build_dir()
 HEALTH = os.environ.get("FUZZ_HEALTH_MODULE", "mod-provider.ko")
+# make fuzz --valid: how many of make valid's modules seed each arm
+VALID_SEEDS = int(os.environ.get("FUZZ_VALID_SEEDS", "24"))
 
 
 # --- an arm ------------------------------------------------------------------
 
 class Arm:
-    def __init__(self, name, arms_dir, out, bins, seed):
+    def __init__(self, name, arms_dir, out, bins, seed, valid=None):
+        """valid: make valid's run folder; NAME is then ARM-valid, its kernel
+        and seeds that run's (fuzz/seeds.py)."""
         self.name, self.out, self.bins, self.seed = name, out, bins, seed
-        a = os.path.join(arms_dir, name)
-        self.kernel = os.path.join(a, "kernels", "G0", tables.image_name())
-        mods = os.path.join(a, "mods", "main")
-        if not os.path.isfile(self.kernel):
-            raise FileNotFoundError(f"arm {name} is not built ({self.kernel})")
-        self.seeds = sorted(os.path.join(mods, f) for f in os.listdir(mods) if f.endswith(".ko"))
-        self.health = os.path.join(mods, HEALTH)
+        if valid:
+            arm = name.rsplit("-valid", 1)[0]
+            self.kernel = os.path.join(valid, "arms", arm, "obj", tables.arch()["image"])
+            if not os.path.isfile(self.kernel):
+                raise FileNotFoundError(f"arm {arm} has no make valid build ({self.kernel})")
+            self.seeds, self.health = seeds.paths(valid, arm, VALID_SEEDS)
+        else:
+            a = os.path.join(arms_dir, name)
+            self.kernel = os.path.join(a, "kernels", "G0", tables.image_name())
+            mods = os.path.join(a, "mods", "main")
+            if not os.path.isfile(self.kernel):
+                raise FileNotFoundError(f"arm {name} is not built ({self.kernel})")
+            self.seeds = sorted(os.path.join(mods, f) for f in os.listdir(mods)
+                                if f.endswith(".ko"))
+            self.health = os.path.join(mods, HEALTH)
         if not os.path.isfile(self.health):
             raise FileNotFoundError(f"arm {name}: no {self.health}")
-        self.sanitizer = "-" in name
-        self.mem = "1G" if self.sanitizer else "256M"
+        self.sanitizer = "-" in name and not valid
+        self.mem = "1G" if self.sanitizer else "512M" if valid else "256M"
         # seconds of console silence that mean a hang: a guest prints a line
         # per input, ~50 a second even with KASAN, and a module whose init
         # never returns (its code calls the wrong function) is module content
@@ -303,6 +315,8 @@ def main(argv=None):
     ap.add_argument("--minimize-rounds", type=int,
                     default=int(os.environ.get("FUZZ_MIN_ROUNDS", "10")))
     ap.add_argument("--no-kasan", action="store_true", help="skip ARM-kasan variants")
+    ap.add_argument("--valid", metavar="SET",
+                    help="seed from make valid's SET modules, on its kernels (arms ARM-valid)")
     ap.add_argument("--json", help="results file (default OUT/fuzz.json)")
     ap.add_argument("--merge", action="store_true",
                     help="keep the other arms already in the results file (a run in parts)")
@@ -314,7 +328,18 @@ def main(argv=None):
         return reclassify(args.json or os.path.join(args.out, "fuzz.json"), args.arms_dir)
     bins = build_driver(args.out)
     arms = args.arms.split()
-    if not args.no_kasan:
+    valid = None
+    if args.valid:
+        valid = os.path.join(B, "valid", f"{tables.arch()['name']}-{args.valid}")
+        if not os.path.isfile(os.path.join(valid, "valid.json")):
+            print(f"modvlab: error: fuzz: no make valid run {valid} (make valid "
+                  f"VALID_SET={args.valid})", file=sys.stderr)
+            return 1
+        with open(os.path.join(valid, "valid.json")) as f:
+            built = json.load(f)["arms"]
+        arms = [a + "-valid" for a in arms if a in built]
+        args.merge = True       # beside the workload-seeded arms of the same seed
+    elif not args.no_kasan:
         arms += [a + "-kasan" for a in args.arms.split()
                  if os.path.isfile(os.path.join(args.arms_dir, a + "-kasan", "kernels", "G0",
                                                 tables.image_name()))]
@@ -329,7 +354,7 @@ def main(argv=None):
 
     def one(name):
         """(name, results, crashes) of one arm; its own guests, its own boot numbers."""
-        arm = Arm(name, args.arms_dir, args.out, bins, args.seed)
+        arm = Arm(name, args.arms_dir, args.out, bins, args.seed, valid)
         res, crashes = fuzz_arm(arm, args.inputs, args.chunk, args.health_every,
                                 args.rate, max_boots, log)
         sigs = {}

@@ -107,7 +107,9 @@ class PassRule(unittest.TestCase):
         self.addCleanup(shutil.rmtree, tmp, True)
         v = tmp / "x86_64-small"
         v.mkdir()
-        mods = {"a": {"features": ["params"]}, "b": {"features": ["params", "exports"]}}
+        mods = {m: {"features": f, "path": f"lib/{m}.ko", "depends": [], "softdep": [],
+                    "aliases": []}
+                for m, f in (("a", ["params"]), ("b", ["params", "exports"]))}
         with mock.patch("core.tables.reference_arm", return_value="base"):
             out = boot.summarize(v, list(per_arm), {a: {"results": r, "boots": 1}
                                                    for a, r in per_arm.items()},
@@ -159,3 +161,33 @@ class Skip(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class FuzzSeeds(unittest.TestCase):
+    def valid(self):
+        res = lambda o, u="0": {"outcome": o, "unload": u}    # noqa: E731
+        return {"arms": {"base": {"results": {"a": res("loaded"), "b": res("loaded"),
+                                              "c": res("loaded", "EBUSY"), "d": res("loaded"),
+                                              "e": res("refused:EINVAL")}},
+                         "keep": {"results": {"a": res("loaded"), "b": res("loaded"),
+                                              "c": res("loaded", "EBUSY"), "d": res("loaded"),
+                                              "e": res("loaded")}}},
+                "modules": {"a": ["params"], "b": ["params", "exports"], "c": ["orc", "params"],
+                            "d": ["params", "exports", "orc"], "e": ["ex_table"]},
+                "needs": {"a": [], "b": [], "c": [], "d": ["a"], "e": []},
+                "sizes": {"a": 10, "b": 30, "c": 5, "d": 1, "e": 1}}
+
+    def test_features_first_then_the_smallest(self):
+        from fuzz import seeds
+        chosen, health = seeds.pick(self.valid(), 3)
+        # d needs a (one file per input), e is not loaded everywhere
+        self.assertEqual(chosen[:2], ["c", "b"])
+        self.assertEqual(chosen, ["c", "b", "a"])
+        self.assertEqual(health, "a")       # c loaded but did not unload
+
+    def test_nothing_to_seed_is_an_error(self):
+        from fuzz import seeds
+        v = self.valid()
+        v["needs"] = {m: ["x"] for m in v["modules"]}
+        with self.assertRaises(ValueError):
+            seeds.pick(v, 3)

@@ -180,6 +180,13 @@ def summarize(vdir, arms, per_arm, mods_by_arm, skip):
     for key in features.TITLES:
         out["features"][key] = sum(1 for m in mods.values() if key in m["features"])
     out["modules"] = {m: v["features"] for m, v in sorted(mods.items())}
+    # where each module is in every arm's obj/, and what it needs first
+    # (make fuzz --valid picks its seeds from these)
+    out["paths"] = {m: v["path"] for m, v in sorted(mods.items())}
+    obj = vdir / "arms" / ref / "obj"
+    out["sizes"] = {m: (obj / v["path"]).stat().st_size if (obj / v["path"]).exists() else 0
+                    for m, v in sorted(mods.items())}
+    out["needs"] = {m: dep_order(m, mods) for m in sorted(mods)}
     (vdir / "valid.json").write_text(json.dumps(out, indent=1))
     return out
 

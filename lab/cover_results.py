@@ -174,6 +174,30 @@ def render(arm, report):
             "; ".join(f"{pol} {t['needless']} needless, {t['needed']} needed, "
                       f"{t['unknown']} unknown" for pol, t in tot.items() if sum(t.values()))
             or "no sampled module was refused")
+    # make valid: real in-tree modules, per architecture and set
+    for name, run in sorted((report.get("valid") or {}).items()):
+        if "error" in run or arm not in run.get("arms", {}):
+            continue
+        ref, a = run["reference"], run["arms"][arm]
+        r = run["arms"][ref]
+        fails = [f["module"] for f in run["failures"] if f["arm"] == arm]
+        add(f"  valid modules, {run['arch']} set {run['set']}",
+            f"{r['built']} built; {ref} loads {r['loaded']}, {arm} {a['loaded']}; "
+            f"{arm} refuses {len(fails)} that {ref} loads"
+            + (f" ({', '.join(fails[:5])})" if fails else ""))
+    # make cross: the arm's tree cross-built
+    cross = [c for c in ((report.get("cross") or {}).get("rows") or []) if c["tree"] == arm]
+    if cross:
+        add("  cross-built", ", ".join(f"{c['arch']} {c['result']}" for c in cross)
+            + f"; missing-CRC messages {sum(int(c['missing_crc'] or 0) for c in cross)}")
+    # make fuzz: loader crashes, the arm beside the reference
+    fz = (report.get("fuzzing") or {}).get("arms") or {}
+    for who in ("base", arm):
+        f = fz.get(who)
+        if f and "error" not in f:
+            add(f"  fuzz seed {report['fuzzing'].get('seed')}, {who}",
+                f"{f['inputs']} inputs, {f['crashes']} loader crashes, "
+                f"{f.get('module_code_crashes') or 0} in module content")
     s = me.get("series")
     if s:
         add("  series diffstat", f"{s['patches']} patches, {s['files']} files, "
@@ -223,7 +247,8 @@ def main(argv):
         # lines that depend on which generations ran may be absent either side
         # (and a robustness line, whose key names the corpus size; detector
         # and Debian-upload lines exist only where make detect / make history ran)
-        gen_dependent = lambda k: re.match(r"  (G\d|verdicts |robustness, |detector |Debian )", k)
+        gen_dependent = lambda k: re.match(
+            r"  (G\d|verdicts |robustness, |detector |Debian |valid modules, |cross-built|fuzz )", k)
         # make bench's timings differ on every run: --write refreshes them
         remeasured = lambda k: k.endswith(", make bench")
         bad = [f"cover: {have.get(k, '(missing)')}\n  lab: {l}" for k, l in lines.items()

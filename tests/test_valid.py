@@ -191,3 +191,23 @@ class FuzzSeeds(unittest.TestCase):
         v["needs"] = {m: ["x"] for m in v["modules"]}
         with self.assertRaises(ValueError):
             seeds.pick(v, 3)
+
+
+class CoverLine(unittest.TestCase):
+    def test_the_cover_says_what_make_valid_found(self):
+        from lab import cover_results
+        report = {"arms": {"base": {}, "keep": {}}, "cases": [], "verdicts": {},
+                  "valid": {"x86_64-full": {
+                      "arch": "x86_64", "set": "full", "reference": "base",
+                      "arms": {"base": {"built": 9, "loaded": 8}, "keep": {"built": 9, "loaded": 7}},
+                      "failures": [{"arm": "keep", "module": "ext4"}]}},
+                  "cross": {"rows": [{"arch": "arm64", "tree": "keep", "result": "pass",
+                                      "missing_crc": "0"},
+                                     {"arch": "arm64", "tree": "remove", "result": "fail",
+                                      "missing_crc": "0"}]}}
+        lines = cover_results.render("keep", report)
+        self.assertEqual(lines["  valid modules, x86_64 set full"],
+                         "  valid modules, x86_64 set full: 9 built; base loads 8, keep 7; "
+                         "keep refuses 1 that base loads (ext4)")
+        self.assertEqual(lines["  cross-built"],
+                         "  cross-built: arm64 pass; missing-CRC messages 0")

@@ -47,8 +47,12 @@ kvm) [ -w /dev/kvm ] || die "ACCEL=kvm but /dev/kvm is not usable"; cpu=host ;;
 *) die "ACCEL must be tcg or kvm, not '$accel'" ;;
 esac
 
+# as many CPUs as the kernel can run: a uniprocessor kernel on a board
+# that starts every CPU at the kernel's entry (QEMU's Malta) hangs
+smp=2
+[ ! -f "$A/obj/.config" ] || grep -q '^CONFIG_SMP=y' "$A/obj/.config" || smp=1
 set -- "$qemu" -nodefaults -display none -no-reboot \
-	-machine "$ARCH_MACHINE,accel=$accel" -cpu "$cpu" -smp 2 -m "$mem" \
+	-machine "$ARCH_MACHINE,accel=$accel" -cpu "$cpu" -smp "$smp" -m "$mem" \
 	-serial stdio -kernel "$kernel" -initrd "$initrd" \
 	-append "console=$ARCH_CONSOLE panic=-1 oops=panic loglevel=7${arch_append:+ $arch_append} $append"
 # shellcheck disable=SC2086

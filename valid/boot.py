@@ -91,7 +91,10 @@ def run_boot(vdir, arm, boot, cases, mods):
         f"# modvlab plan: valid modules, arm {arm}, boot {boot}\n" + "\n".join(lines) + "\n")
     (d / f"{boot}.files").write_text("".join(f"{g}\t{os.path.abspath(h)}\n"
                                              for g, h in files.items()))
-    env = dict(os.environ, B=str(pathlib.Path(vdir).resolve()), MEM="1G",
+    # the lab's memory (qemu/boot.sh) unless VALID_MEM says otherwise: QEMU's
+    # Malta puts memory past 256 MB where a 64-bit kernel loses its initrd
+    env = dict(os.environ, B=str(pathlib.Path(vdir).resolve()),
+               MEM=os.environ.get("VALID_MEM", "256M"),
                TIMEOUT=str(int(os.environ.get("VALID_TIMEOUT", 0)) or 90 + 4 * len(cases)))
     subprocess.run(["sh", str(TOP / "qemu/initramfs.sh"), arm, boot], env=env, check=True)
     subprocess.run(["sh", str(TOP / "qemu/boot.sh"), arm, boot], env=env)

@@ -62,19 +62,40 @@ def resolve(want, facts):
 
 def dep_order(name, facts):
     """name's dependencies, those without deps first (the load order), as
-    modprobe loads them: depends= and softdep "pre:" modules."""
+    modprobe loads them: depends= and softdep "pre:" modules. A pre:
+    module that itself depends on the module (crypto_algapi's pre:
+    cryptomgr) can only follow it, as modprobe loads it: after the module,
+    as one of its dependencies' followers, and not at all for the module
+    itself (loading that module is the case)."""
     seen, order = set(), []
+
+    def needs(s, x):
+        """Does s depend (depends=, transitively) on x?"""
+        todo, done = [s], set()
+        while todo:
+            m = todo.pop()
+            if m == x:
+                return True
+            if m in done or m not in facts:
+                continue
+            done.add(m)
+            todo += facts[m]["depends"]
+        return False
 
     def visit(x):
         if x in seen or x not in facts:
             return
         seen.add(x)
-        for d in facts[x]["depends"] + [resolve(s, facts) for s in facts[x].get("softdep", ())]:
-            if d:
-                visit(d)
+        soft = [d for d in (resolve(s, facts) for s in facts[x].get("softdep", ())) if d]
+        for d in facts[x]["depends"] + [d for d in soft if not needs(d, x)]:
+            visit(d)
         order.append(x)
+        if x != name:
+            for d in soft:
+                if needs(d, x):
+                    visit(d)
     visit(name)
-    return order[:-1]
+    return [m for m in order if m != name]
 
 
 def gen_init_cpio(out):

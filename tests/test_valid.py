@@ -211,3 +211,21 @@ class CoverLine(unittest.TestCase):
                          "keep refuses 1 that base loads (ext4)")
         self.assertEqual(lines["  cross-built"],
                          "  cross-built: arm64 pass; missing-CRC messages 0")
+
+
+class Order(unittest.TestCase):
+    FACTS = {"crypto_algapi": {"depends": [], "softdep": ["cryptomgr"], "aliases": []},
+             "cryptomgr": {"depends": ["crypto_algapi"], "softdep": [], "aliases": []},
+             "crypto_hash": {"depends": ["crypto_algapi"], "softdep": [], "aliases": []},
+             "sha1": {"depends": ["crypto_hash"], "softdep": ["crypto-sha1-lib"], "aliases": []},
+             "libsha1": {"depends": [], "softdep": [], "aliases": ["crypto-sha1-lib"]}}
+
+    def test_a_softdep_that_needs_the_module_follows_it(self):
+        self.assertEqual(boot.dep_order("crypto_hash", self.FACTS),
+                         ["crypto_algapi", "cryptomgr"])
+        self.assertEqual(boot.dep_order("sha1", self.FACTS),
+                         ["crypto_algapi", "cryptomgr", "crypto_hash", "libsha1"])
+
+    def test_the_module_itself_is_loaded_without_it(self):
+        self.assertEqual(boot.dep_order("crypto_algapi", self.FACTS), [])
+        self.assertEqual(boot.dep_order("cryptomgr", self.FACTS), ["crypto_algapi"])

@@ -96,7 +96,7 @@ def main(argv=None):
     p = sub.add_parser("parse", help="parse one console log and print its cases; "
                        "exit 1 unless the run is complete")
     p.add_argument("log", metavar="LOG", help="a guest console log (arms/<arm>/boot/<boot>.log)")
-    p.add_argument("--boot-status", choices=["exited", "timeout", "qemu-error", "unfinished"],
+    p.add_argument("--boot-status", choices=["exited", "halted", "timeout", "qemu-error", "unfinished"],
                    help="the runner's status of that boot (tells a timeout from a crash)")
     p.set_defaults(func=cmd_parse)
     p = sub.add_parser("robust", help="print the robustness section of the robust cases; "

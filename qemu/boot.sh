@@ -89,7 +89,27 @@ interrupted() {
 trap interrupted INT TERM HUP
 timeout -k 5 "$timeout" "$@" <"$serial_in" >"$log" 2>&1 &
 tpid=$!
+# A guest that ran its whole plan ("# modvlab: end") and then cannot reset
+# (a board without a reset driver: "Reboot failed -- System halted") says
+# nothing more: after HALT_SILENCE seconds of silence it is stopped and the
+# boot counts as finished ("halted"), not as a timeout.
+rm -f "$d/$boot.halted"
+(
+	last=-1 still=0
+	while sleep 1; do
+		kill -0 "$tpid" 2>/dev/null || exit 0
+		grep -aq '^# modvlab: end' "$log" 2>/dev/null || continue
+		n=$(wc -c < "$log")
+		if [ "$n" = "$last" ]; then still=$((still + 1)); else still=0 last=$n; fi
+		[ "$still" -ge "${HALT_SILENCE:-10}" ] || continue
+		: > "$d/$boot.halted"
+		kill -TERM "$tpid" 2>/dev/null
+		exit 0
+	done
+) </dev/null >/dev/null 2>&1 &
+wpid=$!
 wait "$tpid" || rc=$?
+kill "$wpid" 2>/dev/null || :
 trap - INT TERM HUP
 wall=$(echo "$(date +%s.%N) - $t0" | bc)
 case $rc in
@@ -97,6 +117,9 @@ case $rc in
 124|137) status=timeout ;;
 *) status=qemu-error ;;
 esac
+[ ! -f "$d/$boot.halted" ] || status=halted
 printf '{"status": "%s", "rc": %d, "wall_s": %.2f, "accel": "%s", "timeout_s": %d, "cmd": "%s"}\n' \
 	"$status" "$rc" "$wall" "$accel" "$timeout" "$*" > "$st"
-[ "$status" = exited ] || { echo "modvlab: $arm $boot: $status (rc $rc, log: $log)" >&2; exit 1; }
+case $status in exited|halted) ;; *)
+	echo "modvlab: $arm $boot: $status (rc $rc, log: $log)" >&2; exit 1 ;;
+esac

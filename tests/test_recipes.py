@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 TOP = pathlib.Path(__file__).resolve().parent.parent
@@ -284,6 +285,30 @@ class TestRecipes(unittest.TestCase):
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("ARCH=noqemu cannot boot here", r.stderr)
         self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+
+    def test_a_guest_that_halts_after_its_plan_has_finished(self):
+        """A board without a reset driver: the plan's end line, then silence;
+        the boot stops after HALT_SILENCE seconds, not at the timeout."""
+        arches = self.top / "lab" / "arches.tsv"
+        if "haltarch" not in arches.read_text():
+            append(arches, "\t".join([
+                "haltarch", "x86_64", "x86", "amd64", "-", "gcc", "arch/x86/boot/bzImage",
+                "qemu-system-halt:qemu-system-halt", "virt", "cpu", "ttyS0", "-",
+                "-", "qemu/config/arch/x86_64.config", "rela", "-", "-", "-", "-", "halts"]))
+        fake = self.top.parent / "bin" / "qemu-system-halt"
+        fake.write_text("#!/bin/sh\necho '# modvlab: end cases=0 taint=0x0'\n"
+                        "echo 'Reboot failed -- System halted'\nexec sleep 60\n")
+        fake.chmod(0o755)
+        d = self.b / "arms" / "base" / "boot"
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "halt.cpio.gz").write_text("")
+        kernel = self.b / "arms" / "base" / "kernels" / "G0" / "bzImage"
+        t0 = time.monotonic()
+        self.run_in("sh", "qemu/boot.sh", "base", "halt",
+                    env={"ARCH": "haltarch", "KERNEL": str(kernel), "TIMEOUT": "50",
+                         "HALT_SILENCE": "2"})
+        self.assertLess(time.monotonic() - t0, 30)
+        self.assertEqual(json.loads((d / "halt.json").read_text())["status"], "halted")
 
     def test_a_rebuilt_module_that_does_not_build_is_a_result(self):
         # a generation moves an export into a namespace: modpost fails the

@@ -55,12 +55,15 @@ for arm; do
 		echo "$config_id" > "$A/config.id"
 		done_step
 	fi
-	step BUILD "valid $set_ $arm"
+	fresh=; [ -f "$A/obj/vmlinux" ] || fresh=1
+	step BUILD "valid $set_ $arm${fresh:+ (clean)}"
 	if ! "$TOP/lab/cputime.py" "$A/build.json" -- \
 		nice make -C "$src" O="$A/obj" $KARGS -j"$JOBS" CC="$KCC" "$IMAGE" modules \
 		>"$A/logs/build.log" 2>&1; then
 		die "valid $set_: build of $arm failed: $(grep -m1 -e 'error:' -e 'Error ' "$A/logs/build.log") (log: $A/logs/build.log)"
 	fi
+	# a clean build's CPU seconds are the cost the report gives
+	[ -z "$fresh" ] || cp "$A/build.json" "$A/build-clean.json"
 	done_step
 done
 # the boots: one guest per arm, crash-resumed

@@ -150,8 +150,8 @@ def summarize(vdir, arms, per_arm, mods_by_arm, skip):
            "feature_titles": features.TITLES}
     for arm in arms:
         res = per_arm[arm]["results"]
-        try:
-            cpu = json.loads((vdir / "arms" / arm / "build.json").read_text()).get("cpu_s")
+        try:      # a clean build's (lab/valid.sh keeps it), not the last one's
+            cpu = json.loads((vdir / "arms" / arm / "build-clean.json").read_text()).get("cpu_s")
         except (OSError, ValueError):
             cpu = None
         nt = vdir / f"not-taken.{arm}"

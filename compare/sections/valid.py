@@ -46,7 +46,7 @@ def blocks(data, report):
                          a["build_cpu_s"] if a["build_cpu_s"] is not None else "-"])
         out.append(doc.Table(["arm", "modules built", "booted", "loaded", "refused",
                               "crashed", "not reached", f"refused, {ref} loads", "boots",
-                              "build CPU s"], rows, align="lrrrrrrrrr"))
+                              "clean build CPU s"], rows, align="lrrrrrrrrr"))
         if run["failures"]:
             out.append(doc.Table(["arm", "module", "outcome", "the kernel's words"],
                                  [[f["arm"], doc.Code(f["module"]), f["outcome"], f["reason"]]

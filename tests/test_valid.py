@@ -132,6 +132,18 @@ class PassRule(unittest.TestCase):
         self.assertEqual(out["features"]["exports"], 1)
         self.assertEqual(out["arms"]["keep"]["refused"], 1)
 
+    def test_only_the_skipped_modules_the_set_built_count(self):
+        per_arm = {"base": {"a": result("loaded")}, "keep": {"a": result("loaded")}}
+        tmp = pathlib.Path(tempfile.mkdtemp(prefix="modvlab-valid-"))
+        self.addCleanup(shutil.rmtree, tmp, True)
+        mods = {m: {"features": [], "path": f"{m}.ko", "depends": [], "softdep": [],
+                    "aliases": []} for m in ("a", "b")}
+        with mock.patch("core.tables.reference_arm", return_value="base"):
+            out = boot.summarize(tmp, ["base", "keep"],
+                                 {a: {"results": r, "boots": 1} for a, r in per_arm.items()},
+                                 {"base": mods, "keep": mods}, {"b": "hangs", "zz": "not here"})
+        self.assertEqual(out["skipped"], {"b": "hangs"})
+
     def test_a_crash_and_a_missing_module_fail_too(self):
         out = self.summarize({"base": {"a": result("loaded"), "b": result("loaded")},
                               "keep": {"a": result("crashed", "BUG: oops")}})

@@ -146,7 +146,9 @@ def summarize(vdir, arms, per_arm, mods_by_arm, skip):
     ref = tables.reference_arm() if tables.reference_arm() in arms else arms[0]
     out = {"arch": tables.arch()["name"], "set": vdir.name.split("-", 1)[-1],
            "base": tables.base()["base"], "reference": ref, "arms": {}, "failures": [],
-           "extra_loads": [], "skipped": skip, "not_taken": {}, "features": {},
+           "extra_loads": [], "not_taken": {}, "features": {},
+           # the skip table's modules this set built
+           "skipped": {m: w for m, w in skip.items() if m in mods_by_arm[ref]},
            "feature_titles": features.TITLES}
     for arm in arms:
         res = per_arm[arm]["results"]

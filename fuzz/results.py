@@ -27,6 +27,10 @@ def content_of_finding(arm, s, arms_dir):
     inp = s.get("input") or ""
     inp = inp if os.path.isabs(inp) else os.path.join(B, inp)
     seed = os.path.join(arms_dir, arm, "mods", "main", s.get("seed_module") or "?")
+    if arm.endswith("-valid"):      # make fuzz FUZZ_VALID: the seed is make valid's build
+        hits = glob.glob(os.path.join(B, "valid", "*", "arms", arm[:-len("-valid")], "obj",
+                                      "**", s.get("seed_module") or "?"), recursive=True)
+        seed = hits[0] if hits else seed
     try:
         with open(seed, "rb") as f:
             a = f.read()

@@ -40,6 +40,9 @@ _NOISE = [
 CONTENT = {"ftrace_verify_code", "apply_returns", "apply_retpolines", "apply_alternatives",
            "apply_paravirt", "__insn_get_emulate_prefix", "insn_get_prefixes", "insn_decode",
            "text_poke_early",
+           # IBT: a site .ibt_endbr_seal lists that is not an ENDBR instruction
+           # (the code at an in-range site, as for the return and retpoline lists)
+           "apply_seal_endbr", "poison_endbr",
            # a return through the default thunk, which newer kernels warn about: a
            # return site the module's .return_sites does not list (a module
            # built without objtool's list returns there the same way)

@@ -184,6 +184,13 @@ class TestConsole(unittest.TestCase):
         self.assertEqual(sig[1], "kernel/module/main.c")
         self.assertIsNone(signature.signature(["F 1", "all fine"]))
 
+    def test_code_patching_checks_are_module_content(self):
+        # the kernel's checks of the code at a site the module's own table
+        # lists (IBT seal, return sites), not of the file's structure
+        for func in ("apply_seal_endbr", "apply_returns", "ftrace_verify_code.isra.0"):
+            self.assertEqual(signature.content(func, None)[1], "content", func)
+        self.assertEqual(signature.content("module_destroy_params", None), ("module_destroy_params", None))
+
     def test_initramfs_is_newc(self):
         with tempfile.TemporaryDirectory() as t:
             p = os.path.join(t, "x.cpio.gz")

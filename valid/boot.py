@@ -21,7 +21,7 @@ import sys
 from core import ktap, tables
 from core.elf import ElfError
 from history.boot import dep_order, outcome
-from history.modfacts import modname
+from history.modfacts import modname, softdep_pre
 from valid import features
 
 TOP = pathlib.Path(__file__).resolve().parent.parent
@@ -55,19 +55,8 @@ def arm_modules(adir):
         feats = s["features"] + (["export_ns"] if rel[:-3] in ns else [])
         out[name] = {"path": rel, "features": feats,
                      "depends": [modname(d) for d in ",".join(info.get("depends", [])).split(",") if d],
-                     "softdep": [w for sd in info.get("softdep", []) for w in pre_names(sd)],
+                     "softdep": [w for sd in info.get("softdep", []) for w in softdep_pre(sd)],
                      "aliases": info.get("alias", [])}
-    return out
-
-
-def pre_names(text):
-    """The "pre:" names of one softdep= tag."""
-    out, pre = [], False
-    for w in text.split():
-        if w.endswith(":"):
-            pre = w == "pre:"
-        elif pre:
-            out.append(w)
     return out
 
 

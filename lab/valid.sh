@@ -8,20 +8,41 @@
 # arm's outcome is what a series must match.
 #   build/BASE/valid/ARCH-SET/arms/ARM/{obj,logs,build.json,boot/}
 #   build/BASE/valid/ARCH-SET/not-taken.ARM   the set's options the tree lacks
+# VALID_CC=COMPILER builds all of it (kernels and modules: the configuration
+# probes its compiler) with another compiler than the table's, into
+# ARCH-SET-COMPILER: clang-N (with LLVM=-N: its assembler, linker and
+# binutils too) or gcc-N, each with the architecture's CROSS_COMPILE.
 # usage: valid.sh SET ARM...
 set -eu
 . "$(dirname "$0")/common.sh"
+
+# the compiler of every make below (the configuration's too) and its packages
+vcc=${VALID_CC:-} ccpkgs=
+case $vcc in
+'') ;;
+clang|clang-[0-9]*)
+	v=${vcc#clang}
+	KARGS="$KARGS LLVM=${v:-1}" KCC="ccache $vcc"
+	ccpkgs="$vcc lld${v} llvm${v}" ;;
+gcc-[0-9]*)
+	KARGS="$KARGS CC=${_cross}$vcc" KCC="ccache ${_cross}$vcc"
+	ccpkgs=$vcc; [ -z "$_cross" ] || ccpkgs=$vcc-${_cross%-} ;;
+*)	die "VALID_CC=$vcc: not a compiler the lab builds with (clang, clang-N, gcc-N)" ;;
+esac
 
 [ $# -ge 2 ] || die "usage: valid.sh SET ARM..."
 set_=$1; shift
 frag=$TOP/valid/$set_.config
 [ -f "$frag" ] || die "no module set '$set_' (valid/$set_.config; those: $(cd "$TOP/valid" && ls ./*.config | sed 's|^\./||; s|\.config$||' | tr '\n' ' '))"
-V=$B/valid/$ARCH_NAME-$set_
+V=$B/valid/$ARCH_NAME-$set_${vcc:+-$vcc}
 mkdir -p "$V"
+echo "$set_" > "$V/set"
 table arches boot | tr ' ' '\n' | grep -qx "$ARCH_NAME" ||
 	die "ARCH=$ARCH_NAME cannot boot here: lab/arches.tsv has no QEMU machine for it (bootable: $(table arches boot))"
 # the architecture's compiler, QEMU and (cross) static libc
 sh "$TOP/lab/deps.sh"
+# shellcheck disable=SC2086
+[ -z "$ccpkgs" ] || sh "$TOP/lab/deps.sh" $ccpkgs
 
 for arm; do
 	armfrag=$TOP/qemu/config/$arm.config

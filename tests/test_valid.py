@@ -159,6 +159,39 @@ class PassRule(unittest.TestCase):
         self.assertIn("`a`", md)
 
 
+class Compiler(unittest.TestCase):
+    """VALID_CC: the folder's name carries the compiler, valid.json the set and
+    the compiler's own words from the reference arm's configuration."""
+    def test_set_and_compiler_come_from_the_build(self):
+        tmp = pathlib.Path(tempfile.mkdtemp(prefix="modvlab-valid-"))
+        self.addCleanup(shutil.rmtree, tmp, True)
+        v = tmp / "x86_64-small-clang-16"
+        (v / "arms" / "base" / "obj").mkdir(parents=True)
+        (v / "set").write_text("small\n")
+        (v / "arms" / "base" / "obj" / ".config").write_text(
+            'CONFIG_CC_VERSION_TEXT="Debian clang version 16.0.6"\nCONFIG_CC_IS_CLANG=y\n')
+        mods = {"a": {"features": [], "path": "a.ko", "depends": [], "softdep": [],
+                      "aliases": []}}
+        with mock.patch("core.tables.reference_arm", return_value="base"):
+            out = boot.summarize(v, ["base"], {"base": {"results": {"a": result("loaded")},
+                                                        "boots": 1}}, {"base": mods}, {})
+        self.assertEqual((out["set"], out["compiler"]), ("small", "Debian clang version 16.0.6"))
+        self.assertIn("set small, Debian clang version 16.0.6",
+                      doc.md(section.blocks({v.name: out}, {})))
+
+    def test_no_configuration_no_compiler(self):
+        self.assertIsNone(boot.compiler("/nonexistent/.config"))
+
+    def test_an_unknown_compiler_is_one_line(self):
+        r = subprocess.run(["sh", "lab/valid.sh", "small", "base"], capture_output=True,
+                           text=True, env={**os.environ, "VALID_CC": "icc"},
+                           cwd=pathlib.Path(__file__).resolve().parent.parent)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertEqual(r.stderr.strip().splitlines(),
+                         ["modvlab: error: VALID_CC=icc: not a compiler the lab builds with "
+                          "(clang, clang-N, gcc-N)"])
+
+
 class Skip(unittest.TestCase):
     def test_a_line_without_a_reason_is_refused(self):
         with tempfile.NamedTemporaryFile("w", suffix=".tsv", delete=False) as f:

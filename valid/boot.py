@@ -15,6 +15,7 @@ every other arm; each one that does not is a failure with the kernel's words.
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -128,12 +129,25 @@ def reason(r):
     return (r.get("dmesg") or [r["outcome"]])[-1]
 
 
+def compiler(config):
+    """The compiler a build was configured with, in its own words
+    (CONFIG_CC_VERSION_TEXT), None if the configuration is unreadable."""
+    try:
+        m = re.search(r'^CONFIG_CC_VERSION_TEXT="(.*)"$', pathlib.Path(config).read_text(), re.M)
+    except OSError:
+        return None
+    return m.group(1) if m else None
+
+
 def summarize(vdir, arms, per_arm, mods_by_arm, skip):
     """V/valid.json: per arm counts and results, the failures against the
     reference arm, the ELF features of the reference arm's modules."""
     vdir = pathlib.Path(vdir)
     ref = tables.reference_arm() if tables.reference_arm() in arms else arms[0]
-    out = {"arch": tables.arch()["name"], "set": vdir.name.split("-", 1)[-1],
+    setf = vdir / "set"    # lab/valid.sh's; the folder's name has VALID_CC's too
+    out = {"arch": tables.arch()["name"],
+           "set": setf.read_text().strip() if setf.exists() else vdir.name.split("-", 1)[-1],
+           "compiler": compiler(vdir / "arms" / ref / "obj" / ".config"),
            "base": tables.base()["base"], "reference": ref, "arms": {}, "failures": [],
            "extra_loads": [], "not_taken": {}, "features": {},
            # the skip table's modules this set built

@@ -36,7 +36,8 @@ def blocks(data, report):
             out.append(doc.P(f"{name}: {run['error']}"))
             continue
         ref = run["reference"]
-        out.append(doc.H(3, f"{run['arch']}, set {run['set']}"))
+        cc = f", {run['compiler']}" if run.get("compiler") else ""
+        out.append(doc.H(3, f"{run['arch']}, set {run['set']}{cc}"))
         rows = []
         for arm, a in run["arms"].items():
             fails = sum(1 for f in run["failures"] if f["arm"] == arm)

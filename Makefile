@@ -113,7 +113,7 @@ help:
 	@echo '  valid        every module of a large in-tree set (valid/$(VALID_SET).config) built'
 	@echo '               and booted in the reference arm and each series arm: a series must'
 	@echo '               load what pristine loads (build/valid/ARCH-SET/valid.json);'
-	@echo '               VALID_CC=clang-16 builds it all with another compiler'
+	@echo '               VALID_CC=clang-19 builds it all with another compiler'
 	@echo '  history      real updates: Debian uploads of the base, in-tree + DKMS modules, per policy'
 	@echo '  unit         unit tests only (seconds; no kernel build)'
 	@echo '  deps         check Debian packages; install the missing ones as root'
@@ -213,7 +213,7 @@ bisect: tree
 # and each series arm built with valid/$(VALID_SET).config's modules, every
 # module loaded (dependencies first) and unloaded in one guest per arm
 # (lab/valid.sh, valid/boot.py); ARCH= picks the architecture, VALID_CC=
-# another compiler for kernels and modules (clang-16, gcc-11: ARCH-SET-CC).
+# another compiler for kernels and modules (clang-19, gcc-11: ARCH-SET-CC).
 VALID_SET ?= full
 valid: tree
 	@rc=0; sh lab/valid.sh $(VALID_SET) $(REFERENCE_ARM) $(SERIES_ARMS) || rc=$$?; \

@@ -132,7 +132,7 @@ help:
 	@echo '                         those of cost full; all: every one)'
 	@echo '  TEST_GENS=$(TEST_GENS)   the generations make test runs'
 	@echo '  HISTORY=$(HISTORY)          lines/uploads for make history ("55 57", newest:2, LINE=newest:2, an ABI name; default every line)'
-	@echo '  MODULES=$(MODULES)          your own out-of-tree module source dir for make history'
+	@echo '  MODULES=$(MODULES)          your own out-of-tree module source dir for make history and make valid'
 	@echo '  TEST_HISTORY=$(TEST_HISTORY) the uploads make test runs'
 	@echo '  PLANS=$(PLANS)            extra boots: robust, bench (make test: $(TEST_PLANS))'
 	@echo '  FUZZ_SEED=$(FUZZ_SEED) FUZZ_INPUTS=$(FUZZ_INPUTS)'
@@ -214,9 +214,11 @@ bisect: tree
 # module loaded (dependencies first) and unloaded in one guest per arm
 # (lab/valid.sh, valid/boot.py); ARCH= picks the architecture, VALID_CC=
 # another compiler for kernels and modules (clang-19, gcc-11: ARCH-SET-CC).
+# Modules from elsewhere too: the -dkms packages of the base's suite
+# (VALID_DKMS=FILE, default history/dkms.tsv) and MODULES=DIR, built with M=.
 VALID_SET ?= full
 valid: tree
-	@rc=0; sh lab/valid.sh $(VALID_SET) $(REFERENCE_ARM) $(SERIES_ARMS) || rc=$$?; \
+	@rc=0; MODULES="$(MODULES)" sh lab/valid.sh $(VALID_SET) $(REFERENCE_ARM) $(SERIES_ARMS) || rc=$$?; \
 	[ ! -f "$(B)/report/report.json" ] || $(MAKE) --no-print-directory report; exit $$rc
 
 cross: $(if $(CROSS_SRC),,tree)

@@ -37,8 +37,10 @@ def read_table(path):
              "check": None if r["check"] == "-" else r["check"]} for r in rows]
 
 
-def fetch(out, package):
-    """(source top, 'package version') of a -dkms package, unpacked under OUT/dkms/src."""
+def fetch(out, package, download=("apt-get", "download", "-q")):
+    """(source top, 'package version') of a -dkms package, unpacked under
+    OUT/dkms/src; DOWNLOAD is the command that puts its .deb in the cwd (the
+    host's apt, or lab/apt.sh SUITE download for a private suite)."""
     d = pathlib.Path(out) / "dkms"
     root = d / "src" / package
     stamp = root / ".done"
@@ -46,10 +48,10 @@ def fetch(out, package):
         (d / "debs").mkdir(parents=True, exist_ok=True)
         debs = glob.glob(str(d / "debs" / f"{package}_*.deb"))
         if not debs:
-            r = subprocess.run(["apt-get", "download", "-q", package], cwd=d / "debs",
+            r = subprocess.run([*download, package], cwd=d / "debs",
                                capture_output=True, text=True)
             if r.returncode:
-                raise RuntimeError(f"apt-get download {package} failed: "
+                raise RuntimeError(f"{' '.join(download)} {package} failed: "
                                    f"{(r.stderr.strip().splitlines() or ['?'])[-1]}")
             debs = glob.glob(str(d / "debs" / f"{package}_*.deb"))
         shutil.rmtree(root, ignore_errors=True)

@@ -8,6 +8,7 @@
 # arm's outcome is what a series must match.
 #   build/BASE/valid/ARCH-SET/arms/ARM/{obj,logs,build.json,boot/}
 #   build/BASE/valid/ARCH-SET/not-taken.ARM   the set's options the tree lacks
+#   .../arms/ARM/obj/extra/, extra.json         modules from elsewhere (valid/extra.py)
 # VALID_CC=COMPILER builds all of it (kernels and modules: the configuration
 # probes its compiler) with another compiler than the table's, into
 # ARCH-SET-COMPILER: clang-N (with LLVM=-N: its assembler, linker and
@@ -86,6 +87,11 @@ for arm; do
 	# a clean build's CPU seconds are the cost the report gives
 	[ -z "$fresh" ] || cp "$A/build.json" "$A/build-clean.json"
 	done_step
+	# modules from elsewhere, into obj/extra/: the -dkms packages of the
+	# base's suite (VALID_DKMS, default history/dkms.tsv), MODULES=DIR
+	# shellcheck disable=SC2086
+	py valid.extra "$V" "$arm" ${MODULES:+--modules "$MODULES"} -- $KARGS "CC=$KCC" ||
+		die "valid $set_: the out-of-tree modules of $arm could not be fetched (see above)"
 done
 # the boots: one guest per arm, crash-resumed
 py valid.boot "$V" "$@"

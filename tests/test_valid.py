@@ -15,7 +15,7 @@ from unittest import mock
 from core.elf import ElfError, read_sections
 from compare.sections import valid as section
 from compare import doc
-from valid import boot, features
+from valid import boot, extra, features
 
 SOURCE = r"""
 __attribute__((section(".modinfo"), used)) static const char mi[] =
@@ -168,6 +168,9 @@ class Compiler(unittest.TestCase):
         v = tmp / "x86_64-small-clang-16"
         (v / "arms" / "base" / "obj").mkdir(parents=True)
         (v / "set").write_text("small\n")
+        (v / "arms" / "base" / "extra.json").write_text(json.dumps(
+            {"vpoll-dkms": {"source": "vpoll-dkms 0.1-3", "status": "built",
+                            "modules": ["extra/vpoll-dkms/vpoll.ko"]}}))
         (v / "arms" / "base" / "obj" / ".config").write_text(
             'CONFIG_CC_VERSION_TEXT="Debian clang version 16.0.6"\nCONFIG_CC_IS_CLANG=y\n')
         mods = {"a": {"features": [], "path": "a.ko", "depends": [], "softdep": [],
@@ -176,6 +179,7 @@ class Compiler(unittest.TestCase):
             out = boot.summarize(v, ["base"], {"base": {"results": {"a": result("loaded")},
                                                         "boots": 1}}, {"base": mods}, {})
         self.assertEqual((out["set"], out["compiler"]), ("small", "Debian clang version 16.0.6"))
+        self.assertEqual(out["extra"]["base"]["vpoll-dkms"]["status"], "built")
         self.assertIn("set small, Debian clang version 16.0.6",
                       doc.md(section.blocks({v.name: out}, {})))
 
@@ -190,6 +194,46 @@ class Compiler(unittest.TestCase):
         self.assertEqual(r.stderr.strip().splitlines(),
                          ["modvlab: error: VALID_CC=icc: not a compiler the lab builds with "
                           "(clang, clang-N, gcc-N)"])
+
+
+class Extra(unittest.TestCase):
+    """Modules from elsewhere (valid/extra.py): each package once per folder
+    and arguments, a user's folder, and the report's cell per arm."""
+    def table(self, text):
+        tmp = pathlib.Path(tempfile.mkdtemp(prefix="modvlab-valid-"))
+        self.addCleanup(shutil.rmtree, tmp, True)
+        (tmp / "dkms.tsv").write_text(text)
+        return tmp
+
+    def test_a_package_twice_with_other_arguments_gets_two_folders(self):
+        tmp = self.table("p-dkms\t.\tA=1\tm1\t-\np-dkms\t.\tA=1\tm2\t-\n"
+                         "p-dkms\t.\tA=2\tm3\t-\nq-dkms\t.\t-\tq\t-\n")
+        with mock.patch("valid.extra.fetch", side_effect=lambda v, p, d: (tmp, f"{p} 1\n")):
+            got = extra.sources(tmp, tmp / "dkms.tsv", str(tmp))
+        self.assertEqual([(g[0], g[2], g[4]) for g in got],
+                         [("p-dkms-1", "p-dkms 1", "A=1"), ("p-dkms-2", "p-dkms 1", "A=2"),
+                          ("q-dkms", "q-dkms 1", ""), ("user-" + tmp.name, f"{tmp.name} "
+                                                     f"(MODULES={tmp})", "")])
+
+    def test_a_missing_user_folder_and_an_unfetchable_package_are_named(self):
+        tmp = self.table("p-dkms\t.\t-\tm\t-\n")
+        with mock.patch("valid.extra.fetch", side_effect=RuntimeError("apt-get download p-dkms failed: E: none")):
+            with self.assertRaisesRegex(ValueError, "^p-dkms: apt-get download p-dkms failed"):
+                extra.sources(tmp, tmp / "dkms.tsv", None)
+        (tmp / "dkms.tsv").write_text("")
+        with self.assertRaisesRegex(ValueError, "MODULES=/nonexistent is not a directory"):
+            extra.sources(tmp, tmp / "dkms.tsv", "/nonexistent")
+
+    def test_the_report_says_what_built_where(self):
+        self.assertEqual(section.extra_cell({"status": "built", "modules": [
+            "extra/tp-smapi-dkms/tp_smapi.ko", "extra/tp-smapi-dkms/hdaps.ko"]}), "tp_smapi, hdaps")
+        self.assertEqual(section.extra_cell({"status": "build-failed: x.c:1: error: y",
+                                             "modules": []}), "build-failed: x.c:1: error: y")
+        self.assertEqual(section.extra_cell(None), "-")
+
+    def test_usage(self):
+        with mock.patch("sys.stderr"):
+            self.assertEqual(extra.main(["extra", "V", "ARM"]), 2)
 
 
 class Skip(unittest.TestCase):

@@ -159,6 +159,11 @@ def summarize(vdir, arms, per_arm, mods_by_arm, skip):
             cpu = json.loads((vdir / "arms" / arm / "build-clean.json").read_text()).get("cpu_s")
         except (OSError, ValueError):
             cpu = None
+        try:      # valid/extra.py's: the packages built against this arm
+            out.setdefault("extra", {})[arm] = json.loads(
+                (vdir / "arms" / arm / "extra.json").read_text())
+        except (OSError, ValueError):
+            pass
         nt = vdir / f"not-taken.{arm}"
         out["not_taken"][arm] = nt.read_text().split() if nt.exists() else []
         loaded = sum(1 for r in res.values() if r["outcome"] == "loaded")

@@ -68,6 +68,16 @@ def blocks(data, report):
         if run.get("extra_loads"):
             out.append(doc.P("Loaded by a series arm, not by the reference: " + ", ".join(
                 f"{e['module']} ({e['arm']}; {ref}: {e['reference']})" for e in run["extra_loads"])))
+        extra = run.get("extra") or {}
+        if extra:
+            pkgs = list(dict.fromkeys(p for a in extra.values() for p in a))
+            out.append(doc.P("Modules from elsewhere, built with M= against each arm's own build "
+                             "and loaded with the in-tree ones (the pass rule covers them): "
+                             "the -dkms packages of the base's suite, a user's MODULES=DIR."))
+            out.append(doc.Table(["source"] + list(extra), [
+                [next((a[p]["source"] for a in extra.values() if p in a), p)]
+                + [extra_cell(extra[arm].get(p)) for arm in extra] for p in pkgs],
+                align="l" * (1 + len(extra))))
         titles = run.get("feature_titles", {})
         n = len(run.get("modules", {}))
         out.append(doc.Table(["what the modules carry", f"modules (of {n})"],
@@ -90,3 +100,12 @@ def cell(r):
     if r["outcome"] == "loaded" or r["reason"] == r["outcome"]:
         return r["outcome"]     # no kernel line said more
     return f"{r['outcome']}: {r['reason']}"
+
+
+def extra_cell(e):
+    """One package against one arm: its modules, or why it did not build."""
+    if not e:
+        return "-"
+    if e["status"] != "built":
+        return e["status"]
+    return ", ".join(m.rsplit("/", 1)[-1][:-3] for m in e["modules"])

@@ -43,6 +43,19 @@ class Valid(unittest.TestCase):
     def test_no_series_refuses_what_pristine_loads(self):
         self.assertEqual(self.v["failures"], [])
 
+    def test_modules_from_elsewhere_were_built_and_booted(self):
+        # a -dkms package of the base's suite builds against every arm and
+        # its modules boot with the set (the pass rule covers them)
+        extra = self.v.get("extra") or {}
+        self.assertEqual(set(extra), set(self.v["arms"]), "an arm without valid/extra.py's run")
+        ref = extra[self.v["reference"]]
+        built = {p: e["modules"] for p, e in ref.items() if e["status"] == "built"}
+        self.assertTrue(built, ref)
+        for arm, a in self.v["arms"].items():
+            for mods in built.values():
+                for m in mods:
+                    self.assertIn(m.rsplit("/", 1)[-1][:-3].replace("-", "_"), a["results"], arm)
+
     def test_the_set_carries_what_it_was_chosen_for(self):
         f = self.v["features"]
         for k in ("params", "exports", "tracepoints", "rela"):

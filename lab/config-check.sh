@@ -4,10 +4,19 @@
 # The fragments are merged in order, so an option a later one sets again is
 # checked against that later line only (an architecture turning off what
 # lab.config turns on).
+# A line "# modvlab: where the tree has it" before an option asks for it
+# only on trees whose Kconfig declares it (an option newer than some bases:
+# the tree is the O= folder's source link, as kbuild makes it).
 # usage: config-check.sh .config fragment...
 set -u
 cfg=$1; shift
 bad=0
+src=$(dirname "$cfg")/source
+# declared SYMBOL: does the tree's Kconfig have it? (no tree: assume so)
+declared() {
+	[ -d "$src" ] || return 0
+	grep -rqE --include='Kconfig*' "^[[:space:]]*(menu)?config $1\$" "$src/"
+}
 # later FRAGMENT...: is option $opt set by a fragment after the current one?
 later() {
 	_o=$1; shift
@@ -15,10 +24,14 @@ later() {
 }
 for frag in "$@"; do
 	shift
+	optional=
 	while IFS= read -r line; do
 		case $line in
+		"# modvlab: where the tree has it") optional=1; continue ;;
 		CONFIG_*=*|"# CONFIG_"*" is not set")
 			opt=${line#\# }; opt=${opt%%[= ]*}
+			o=$optional optional=
+			[ -z "$o" ] || declared "${opt#CONFIG_}" || continue
 			! later "$opt" "$@" || continue ;;
 		esac
 		case $line in

@@ -43,6 +43,23 @@ class ConfigCheck(unittest.TestCase):
         self.assertIn("wanted 'CONFIG_SMP' off", r.stderr)
         self.assertIn("1.config", r.stderr)
 
+    def test_an_option_where_the_tree_has_it(self):
+        # asked only where the tree's Kconfig (the O= folder's source link) declares it
+        src = self.tmp / "src"
+        (src / "arch").mkdir(parents=True)
+        (src / "arch" / "Kconfig").write_text("config OLD\n\tbool\n")
+        (self.tmp / "source").symlink_to(src)
+        frag = "# modvlab: where the tree has it\nCONFIG_NEW=y\nCONFIG_OLD=y\n"
+        r = self.check("CONFIG_OLD=y\n", frag)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        (src / "arch" / "Kconfig").write_text("config OLD\n\tbool\nconfig NEW\n\tbool\n")
+        r = self.check("CONFIG_OLD=y\n", frag)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("wanted 'CONFIG_NEW=y'", r.stderr)
+        # the marker is for the next option only
+        r = self.check("CONFIG_NEW=y\n", frag)
+        self.assertIn("wanted 'CONFIG_OLD=y'", r.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()

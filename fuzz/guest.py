@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 
+from core import tables
 from . import signature
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -40,14 +41,18 @@ def die(msg):
 
 
 def build_driver(out):
-    """The guest /init (static) and the host writer, from the one source."""
+    """The guest /init (static, with the architecture's compiler) and the
+    host writer, from the one source."""
+    a = tables.arch()
+    cross = "" if a["cross"] == "-" else a["cross"]
     os.makedirs(out, exist_ok=True)
-    bins = {"guest": os.path.join(out, "modvlab-fuzz"),
+    bins = {"guest": os.path.join(out, "modvlab-fuzz" + (f".{a['name']}" if cross else "")),
             "host": os.path.join(out, "modvlab-fuzz-host")}
     for kind, path in bins.items():
         if os.path.exists(path) and os.path.getmtime(path) >= max(map(os.path.getmtime, SOURCES)):
             continue
-        cmd = ["gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", path, *SOURCES[:2]]
+        cc = cross + "gcc" if kind == "guest" else "gcc"
+        cmd = [cc, "-O2", "-Wall", "-Wextra", "-Werror", "-o", path, *SOURCES[:2]]
         if kind == "guest":
             cmd.insert(1, "-static")
         r = subprocess.run(cmd, capture_output=True, text=True)
@@ -141,6 +146,8 @@ def tsc_append(out):
     boots hundreds of times."""
     if os.environ.get("ACCEL", "tcg") != "tcg" or "tsc_early_khz=" in os.environ.get("FUZZ_APPEND", ""):
         return ""
+    if "{tsc_khz}" not in tables.arch()["tcg_append"]:
+        return ""       # an architecture without a TSC
     if "khz" not in _TSC:
         try:
             _TSC["khz"] = int(subprocess.run(

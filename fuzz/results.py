@@ -27,8 +27,10 @@ def content_of_finding(arm, s, arms_dir):
     inp = s.get("input") or ""
     inp = inp if os.path.isabs(inp) else os.path.join(B, inp)
     seed = os.path.join(arms_dir, arm, "mods", "main", s.get("seed_module") or "?")
-    if arm.endswith("-valid"):      # make fuzz FUZZ_VALID: the seed is make valid's build
-        hits = glob.glob(os.path.join(B, "valid", "*", "arms", arm[:-len("-valid")], "obj",
+    if "-valid" in arm:     # make fuzz FUZZ_VALID: the seed is make valid's build
+        base, _, tag = arm.partition("-valid")
+        arch = tag[1:] or tables.arches()[0]["name"]
+        hits = glob.glob(os.path.join(B, "valid", f"{arch}-*", "arms", base, "obj",
                                       "**", s.get("seed_module") or "?"), recursive=True)
         seed = hits[0] if hits else seed
     try:
@@ -79,8 +81,9 @@ def cross_outcomes(results, out):
     seen = {arm: outcomes(out, arm, a["boots"]) for arm, a in results["arms"].items()
             if "error" not in a and a.get("boots")}
     # an input is the same mutation only among arms of one seed set: the
-    # workload's (ARM, ARM-kasan) or make valid's (ARM-valid)
-    family = lambda a: a.endswith("-valid")     # noqa: E731
+    # workload's (ARM, ARM-kasan) or make valid's of one architecture
+    # (ARM-valid, ARM-valid.ARCH)
+    family = lambda a: a.partition("-valid")[2] if "-valid" in a else None     # noqa: E731
     for arm, a in results["arms"].items():
         for s in a.get("signatures", []):
             s["elsewhere"] = {other: o[s["index"]] for other, o in seen.items()

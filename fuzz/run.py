@@ -49,11 +49,12 @@ VALID_SEEDS = int(os.environ.get("FUZZ_VALID_SEEDS", "16"))   # the guest driver
 
 class Arm:
     def __init__(self, name, arms_dir, out, bins, seed, valid=None):
-        """valid: make valid's run folder; NAME is then ARM-valid, its kernel
-        and seeds that run's (fuzz/seeds.py)."""
+        """valid: make valid's run folder; NAME is then ARM-valid (ARM-valid.ARCH
+        on another architecture than the default), its kernel and seeds that
+        run's (fuzz/seeds.py)."""
         self.name, self.out, self.bins, self.seed = name, out, bins, seed
         if valid:
-            arm = name.rsplit("-valid", 1)[0]
+            arm = name.partition("-valid")[0]
             self.kernel = os.path.join(valid, "arms", arm, "obj", tables.arch()["image"])
             if not os.path.isfile(self.kernel):
                 raise FileNotFoundError(f"arm {arm} has no make valid build ({self.kernel})")
@@ -69,6 +70,12 @@ class Arm:
             self.health = os.path.join(mods, HEALTH)
         if not os.path.isfile(self.health):
             raise FileNotFoundError(f"arm {name}: no {self.health}")
+        # the mutator (guest/fuzz/mutate.c) parses ELF64 little-endian seeds
+        with open(self.health, "rb") as f:
+            ident = f.read(6)
+        if ident != b"\x7fELF\x02\x01":
+            raise FileNotFoundError(f"arm {name}: its modules are not ELF64 little-endian, "
+                                    "the only ones the mutator reads")
         self.sanitizer = "-" in name and not valid
         self.mem = "1G" if self.sanitizer else "512M" if valid else "256M"
         # seconds of console silence that mean a hang: a guest prints a line
@@ -337,7 +344,11 @@ def main(argv=None):
             return 1
         with open(os.path.join(valid, "valid.json")) as f:
             built = json.load(f)["arms"]
-        arms = [a + "-valid" for a in arms if a in built]
+        # another architecture's arms are named for it: their seeds are
+        # other modules, their results sit beside the default's
+        a0 = tables.arches()[0]["name"]
+        tag = "" if tables.arch()["name"] == a0 else "." + tables.arch()["name"]
+        arms = [a + "-valid" + tag for a in arms if a in built]
         args.merge = True       # beside the workload-seeded arms of the same seed
     elif not args.no_kasan:
         arms += [a + "-kasan" for a in args.arms.split()

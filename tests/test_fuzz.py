@@ -482,3 +482,22 @@ F 4\r
             sigs = res["arms"]["nomodv"]["signatures"]
             self.assertEqual(sigs[0]["elsewhere"], {"keep": "crash in apply_relocate_add"})
             self.assertEqual(sigs[1]["elsewhere"], {})      # keep never ran input 9
+
+    def test_inputs_compare_only_within_one_seed_set(self):
+        # make valid's seeds per architecture are other modules: input 4 of
+        # base-valid.arm64 is not input 4 of keep-valid or of keep
+        with tempfile.TemporaryDirectory() as t:
+            for arm in ("keep", "keep-valid", "keep-valid.arm64"):
+                d = os.path.join(t, "boots", "arms", arm, "boot")
+                os.makedirs(d)
+                with open(os.path.join(d, "fuzz-1.log"), "w") as f:
+                    f.write(self.LOG)
+            res = {"arms": {a: {"boots": 1, "signatures": []}
+                            for a in ("keep", "keep-valid", "keep-valid.arm64")}}
+            res["arms"]["base-valid.arm64"] = {"boots": 0, "signatures": [{"index": 4}]}
+            res["arms"]["base-valid"] = {"boots": 0, "signatures": [{"index": 4}]}
+            fuzzrun.cross_outcomes(res, t)
+            self.assertEqual(list(res["arms"]["base-valid.arm64"]["signatures"][0]["elsewhere"]),
+                             ["keep-valid.arm64"])
+            self.assertEqual(list(res["arms"]["base-valid"]["signatures"][0]["elsewhere"]),
+                             ["keep-valid"])

@@ -46,6 +46,22 @@ class TestTables(unittest.TestCase):
         with self.assertRaisesRegex(tables.TableError, "BASE=nope: no such base"):
             tables.base("nope")
 
+    def test_every_bootable_architecture_has_what_a_boot_needs(self):
+        # its fragment, a QEMU package, and a guest /init it can run: the
+        # host's busybox only on the host's own architecture, else the
+        # loader cross-built (qemu/initramfs.sh), with its static libc
+        host = subprocess.run(["dpkg", "--print-architecture"], capture_output=True,
+                              text=True).stdout.strip() or "amd64"
+        for a in tables.arches():
+            if not tables.bootable(a):
+                continue
+            with self.subTest(arch=a["name"]):
+                self.assertTrue((pathlib.Path(tables.TOP) / a["config"]).is_file(), a["config"])
+                self.assertIn(":", a["qemu"])
+                if a["debian"] != host:
+                    self.assertNotEqual(a["cross"], "-", "a foreign guest needs a cross-built /init")
+                    self.assertNotEqual(a["cc_pkg"], "-")
+
     def test_a_bases_own_loader_wording(self):
         from core import classify
         msgs = self.write("messages.tsv", "# reason\tregex\ncrc-missing\tsymbol version missing for\n")

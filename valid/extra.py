@@ -69,7 +69,8 @@ def build(adir, name, top, subdir, args, make_args):
     shutil.rmtree(dst, ignore_errors=True)
     shutil.copytree(top, dst, symlinks=True)
     extra = [a.replace("{src}", str(dst)) for a in args.split()]
-    cmd = ["make", "-C", str((pathlib.Path(adir) / "src").resolve()), f"O={obj}",
+    src = (pathlib.Path(adir) / "src").resolve()
+    cmd = ["make", "-C", str(src), f"O={obj}",
            f"M={(dst / subdir).resolve()}", *make_args, *extra, "modules"]
     with open(log, "w") as lf:
         lf.write(" ".join(cmd) + "\n")
@@ -83,7 +84,9 @@ def build(adir, name, top, subdir, args, make_args):
         # a failed package leaves no module behind: the arm did not build it
         for k in kos:
             (obj / k).unlink()
-        return "build-failed: " + first_error(log).replace(f"{dst}/", ""), []
+        # the package's and the tree's own file names, not the lab's folders
+        err = first_error(log).replace(f"{dst}/", "").replace(f"{src}/", "")
+        return "build-failed: " + err, []
     return ("built" if kos else "build-failed: no module built"), kos
 
 

@@ -254,6 +254,9 @@ test-run: tree
 		ROBUST_INPUTS="$(TEST_ROBUST)" BENCH_QUICK=1 || true
 	@rm -rf "$(B)/valid/"*-$(TEST_VALID_SET)/valid.json "$(B)/valid/"*-$(TEST_VALID_SET)/arms/*/boot
 	@$(MAKE) --no-print-directory valid VALID_SET=$(TEST_VALID_SET) || true
+	@# the trees of the other bases with a series (tests/e2e_bases.py)
+	@for b in $$($(TABLES) series-bases); do \
+		env -u B $(MAKE) --no-print-directory tree BASE=$$b || true; done
 	@TEST_VALID_SET=$(TEST_VALID_SET) python3 tests/run.py --e2e
 
 # make test on a busy machine: the same run with lab/hog.sh (a nice'd kernel

@@ -33,6 +33,8 @@ stderr and exits 1.
                                                    generations folders
     python3 -m core.tables series ARM           ARM's series folder in this base
                                                    (- for a pristine arm)
+    python3 -m core.tables series-bases         the other bases with a series of
+                                                   their own (make test checks them)
     python3 -m core.tables arch [FIELD]         the selected architecture (ARCH=;
                                                    default: lab/arches.tsv's first
                                                    line): its name or FIELD
@@ -606,6 +608,20 @@ def series_dir(arm, b=None):
     raise TableError(f"{ARMS_TSV}: no arm {arm}")
 
 
+def series_bases():
+    """The bases other than the selected one whose series folder holds a
+    series of a series arm (their patches, not the selected base's)."""
+    mine = base()["base"]
+    out = []
+    for b in bases():
+        if b["base"] == mine:
+            continue
+        if any(a["series"] != "-" and os.path.isfile(os.path.join(
+                base_path("series", b), a["series"], "series")) for a in arms()):
+            out.append(b["base"])
+    return out
+
+
 # --- the command line -----------------------------------------------------------
 
 def _field(row, args, key, fields):
@@ -664,6 +680,8 @@ def main(argv):
         print(gens_file(args[0]))
     elif cmd == "build-dir" and not args:
         print(build_dir())
+    elif cmd == "series-bases" and not args:
+        print(" ".join(series_bases()))
     elif cmd == "series" and len(args) == 1:
         print(series_dir(args[0]) or "-")
     elif cmd == "arch" and len(args) <= 1:

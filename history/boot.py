@@ -18,6 +18,7 @@ import subprocess
 import sys
 
 from core import ktap, tables
+from core.resume import boot_until_done
 from history.matrix import upload_facts, upload_paths
 from history.modfacts import modname
 
@@ -259,26 +260,13 @@ def outcome(att):
 
 def boot_all(out, to, boot, cases, env, helpers=("loop",), images=()):
     """Boot `to` until every case has an outcome (crash-resumed) -> {name: {...}}."""
-    results, todo, k = {}, list(cases), 0
-    while todo and k <= MAX_RESUMES:
-        name = boot if k == 0 else f"{boot}.r{k}"
-        run = run_boot(out, to, name, todo, env, helpers, images)
-        by_name = {a.name: a for a in run.attempts.values()}
-        rest = []
-        for c in todo:
-            att = by_name.get(c[0])
-            if att is None or (att.result is None and not att.started):
-                rest.append(c)
-                continue
-            res, check, dmesg = outcome(att)
-            results[c[0]] = {"outcome": res, "check": check, "dmesg": dmesg, "boot": name}
-        if rest and len(rest) == len(todo):
-            for c in rest:      # no progress at all: the kernel does not reach the plan
-                results[c[0]] = {"outcome": "not-reached", "check": None, "dmesg": [],
-                                 "boot": name}
-            rest = []
-        todo, k = rest, k + 1
-    return results
+    def result(att, run):
+        res, check, dmesg = outcome(att)
+        return {"outcome": res, "check": check, "dmesg": dmesg}
+    return boot_until_done(list(cases), lambda name, todo: run_boot(out, to, name, todo, env,
+                                                                    helpers, images),
+                           lambda c: c[0], result, boot, {"check": None, "dmesg": []},
+                           MAX_RESUMES)[0]
 
 
 def sources(nums, i):

@@ -20,6 +20,7 @@ import subprocess
 import sys
 
 from core import ktap, tables
+from core.resume import boot_until_done
 from core.elf import ElfError
 from history.boot import dep_order, outcome
 from history.modfacts import modname, softdep_pre
@@ -27,7 +28,6 @@ from valid import features
 
 TOP = pathlib.Path(__file__).resolve().parent.parent
 SKIP_TSV = TOP / "valid/skip.tsv"
-MAX_RESUMES = 24
 
 
 def read_skip(path=SKIP_TSV):
@@ -97,31 +97,14 @@ def run_boot(vdir, arm, boot, cases, mods):
 
 def boot_arm(vdir, arm, names, mods):
     """Boot ARM until every module has an outcome -> ({name: result}, boots)."""
-    results, todo, k = {}, list(names), 0
-    while todo and k <= MAX_RESUMES:
-        boot = "valid" if k == 0 else f"valid.r{k}"
-        run = run_boot(vdir, arm, boot, todo, mods)
-        by_name = {a.name: a for a in run.attempts.values()}
-        rest = []
-        for name in todo:
-            att = by_name.get(name)
-            if att is None or (att.result is None and not att.started):
-                rest.append(name)
-                continue
-            res, _check, dmesg = outcome(att)
-            if res == "crashed" and run.status == ktap.Status.TIMEOUT:
-                res = "timeout"
-            results[name] = {"outcome": res, "boot": boot, "dmesg": dmesg[-4:],
-                             "unload": att.result.kv.get("unload") if att.result else None}
-        if rest and len(rest) == len(todo):
-            for name in rest:       # no progress: the kernel does not reach the plan
-                results[name] = {"outcome": "not-reached", "boot": boot, "dmesg": [],
-                                 "unload": None}
-            rest = []
-        todo, k = rest, k + 1
-    for name in todo:
-        results[name] = {"outcome": "not-reached", "boot": "-", "dmesg": [], "unload": None}
-    return results, k
+    def result(att, run):
+        res, _check, dmesg = outcome(att)
+        if res == "crashed" and run.status == ktap.Status.TIMEOUT:
+            res = "timeout"
+        return {"outcome": res, "dmesg": dmesg[-4:],
+                "unload": att.result.kv.get("unload") if att.result else None}
+    return boot_until_done(list(names), lambda boot, todo: run_boot(vdir, arm, boot, todo, mods),
+                           lambda name: name, result, "valid", {"dmesg": [], "unload": None})
 
 
 def reason(r):

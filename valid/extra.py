@@ -27,7 +27,7 @@ BUILD_TIMEOUT = 1800
 def download():
     """The command that downloads a package of the base's suite: the host's
     apt, or the lab's private configuration (lab/apt.sh) where the host's
-    sources do not reach it (sid's packages for 7.2)."""
+    sources do not reach it (a private suite's packages)."""
     b = tables.base()
     if b["apt"] == "host":
         return ("apt-get", "download", "-q")

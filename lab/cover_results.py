@@ -181,7 +181,8 @@ def render(arm, report):
         ref, a = run["reference"], run["arms"][arm]
         r = run["arms"][ref]
         fails = [f["module"] for f in run["failures"] if f["arm"] == arm]
-        add(f"  valid modules, {run['arch']} set {run['set']}",
+        cc = name[len(f"{run['arch']}-{run['set']}"):].lstrip("-")    # VALID_CC's
+        add(f"  valid modules, {run['arch']} set {run['set']}" + (f" ({cc})" if cc else ""),
             f"{r['built']} built; {ref} loads {r['loaded']}, {arm} {a['loaded']}; "
             f"{arm} refuses {len(fails)} that {ref} loads"
             + (f" ({', '.join(fails[:5])})" if fails else ""))

@@ -6,15 +6,19 @@ A crash whose minimized input changes nothing but code bytes (an SHF_EXECINSTR
 section's contents), .data/.rodata bytes (which only the module's own code and
 constructors read), a symbol's value inside its section, relocation addends, a
 relocation made R_X86_64_NONE (nothing applied, as if the entry were not
-there), or a relocation's symbol for another
-symbol of the table (which only change where a pointer or call in the module's
-code or data goes), a symbol's section for another allocated section of the
-module holding its value (the module then defines that symbol itself) or a
-symbol's st_other (visibility, which the loader never reads) is the module's
-content misbehaving: the same file could come out of a
-compiler from other source, so no loader check of the file can refuse it. Anything else (a header, a symbol, a relocation's
-offset, type or symbol, a section the loader reads, a truncation) is the
-loader's to check."""
+there), a relocation section's type made one the loader ignores (none of it
+applied, as if the section were not there), a relocation's symbol for another
+symbol of the table, the null symbol included (whose value is 0: the
+addend is then written as it is), or its offset for another one inside a
+section of code or data (which only change where a pointer or call in the
+module's code or data goes, or what it holds), a symbol's section for another
+allocated section of the module holding its value (the module then defines
+that symbol itself) or a symbol's st_other (visibility, which the loader
+never reads) is the module's content misbehaving: the same file could come
+out of a compiler or assembler (.section, .reloc) from other source, so no
+loader check of the file can refuse it. Anything else (a header, a symbol,
+a relocation's offset out of its section, its type, a symbol outside the
+table, a section the loader reads, a truncation) is the loader's to check."""
 import os
 import sys
 
@@ -32,9 +36,17 @@ SYM_VALUE = range(8, 16)        # st_value: an offset in the symbol's section
 SHF_ALLOC = 2
 # data only the module's own code reads (the loader parses other sections:
 # __ksymtab, __param, __versions, .modinfo, struct module, __jump_table, ...)
-DATA = (".data", ".rodata", ".bss")
+# (.ref.data: __refdata, data modpost lets reference init code)
+DATA = (".data", ".rodata", ".bss", ".ref.data")
+RELA_OFFSET = range(0, 8)       # r_offset: where in the target section it writes
+# the widest value an x86_64 relocation writes (R_X86_64_64)
+RELA_WIDTH = 8
+# section types the loader ignores in a section it does not allocate
+IGNORED = (SHT["NULL"], SHT["PROGBITS"], SHT["NOBITS"], 7)     # 7: SHT_NOTE
 NAMES = (("code", "code"), ("data", "data"), ("addend", "relocation addend"),
          ("dropped", "relocation dropped (R_X86_64_NONE)"),
+         ("section dropped", "relocation section dropped (its type one the loader ignores)"),
+         ("offset", "relocation offset"),
          ("symbol", "relocation symbol"), ("value", "symbol value"),
          ("section", "symbol section"), ("other", "symbol visibility"))
 
@@ -43,6 +55,14 @@ def where(seed, data, pos):
     """"code", "addend", "symbol", "other" or None (structure) for byte pos."""
     e = Elf(seed)
     shoff = e.ehdr["e_shoff"]
+    if shoff <= pos < shoff + 64 * len(e.shdrs) and (pos - shoff) % 64 in range(4, 8):
+        # sh_type of a relocation section the loader does not allocate, made
+        # one it ignores there: nothing of it is applied, as without it
+        s = e.shdrs[(pos - shoff) // 64]
+        hdr = pos - (pos - shoff) % 64
+        new = int.from_bytes(data[hdr + 4:hdr + 8], "little")
+        dropped = s["type"] in (SHT["RELA"], 9) and not s["flags"] & SHF_ALLOC and new in IGNORED
+        return "section dropped" if dropped else None
     if pos < 64 or shoff <= pos < shoff + 64 * len(e.shdrs):
         return None
     for s in e.shdrs[1:]:
@@ -63,7 +83,17 @@ def where(seed, data, pos):
             entry = pos - rel
             nsyms = e.shdrs[s["link"]]["size"] // SYM
             new = int.from_bytes(data[entry + 12:entry + 16], "little")
-            return "symbol" if 0 < new < nsyms else None
+            return "symbol" if 0 <= new < nsyms else None
+        if s["type"] == SHT["RELA"] and rel in RELA_OFFSET and 0 < s["info"] < len(e.shdrs):
+            # still inside its target section, and that section code or data:
+            # the value lands elsewhere in it, the old place keeps its bytes
+            entry = pos - rel
+            t = e.shdrs[s["info"]]
+            new = int.from_bytes(data[entry:entry + 8], "little")
+            tname = e.name(s["info"])
+            content = t["flags"] & SHF_EXECINSTR or any(
+                tname == d or tname.startswith(d + ".") for d in DATA)
+            return "offset" if content and new + RELA_WIDTH <= t["size"] else None
         if s["type"] == SHT["SYMTAB"] and (pos - s["offset"]) % SYM == SYM_OTHER:
             return "other"
         if s["type"] == SHT["SYMTAB"] and (pos - s["offset"]) % SYM in SYM_SHNDX:

@@ -359,12 +359,45 @@ class TestCause(unittest.TestCase):
         self.assertEqual(cause.content_only(self.seed, other, [rela + 12]), "relocation symbol")
         other[rela + 12:rela + 16] = (10 ** 6).to_bytes(4, "little")          # past the table
         self.assertIsNone(cause.content_only(self.seed, other, [rela + 12]))
+        other[rela + 12:rela + 16] = bytes(4)      # the null symbol: value 0, the addend as is
+        self.assertEqual(cause.content_only(self.seed, other, [rela + 12]), "relocation symbol")
         self.assertIsNone(cause.content_only(self.seed, data, [text, 0x10]))    # e_type
         shdr = self.elf.ehdr["e_shoff"] + 64 * self.elf.section(".text")
         self.assertIsNone(cause.content_only(self.seed, data, [shdr + 4]))      # sh_type
         self.assertIsNone(cause.content_only(self.seed, self.seed[:-8], [text]))  # a cut
         self.assertIsNone(cause.content_only(self.seed, data, []))
 
+
+    def test_relocation_offsets_and_dropped_relocation_sections(self):
+        from fuzz import cause
+        e = self.elf
+        rela = self.at(".rela.text", 0)
+        size = e.shdrs[e.section(".text")]["size"]
+        for off, want in ((0, "relocation offset"), (size - 8, "relocation offset"),
+                          (size - 7, None), (1 << 32, None)):
+            moved = bytearray(self.seed)
+            moved[rela:rela + 8] = off.to_bytes(8, "little")
+            self.assertEqual(cause.content_only(self.seed, moved, [rela]), want, off)
+        # the same move in a relocation section of a section the loader reads
+        i = e.section(".rela.text")
+        hdr = e.ehdr["e_shoff"] + 64 * i
+        seed2 = bytearray(self.seed)
+        seed2[hdr + 44:hdr + 48] = e.section(".comment").to_bytes(4, "little")   # sh_info
+        moved = bytearray(seed2)
+        moved[rela:rela + 8] = (0).to_bytes(8, "little")
+        self.assertIsNone(cause.content_only(bytes(seed2), moved, [rela]))
+        # .rela.text made NOBITS or NOTE (ignored, nothing applied), or SYMTAB
+        for t, want in ((8, "relocation section dropped (its type one the loader ignores)"),
+                        (7, "relocation section dropped (its type one the loader ignores)"),
+                        (2, None)):
+            typed = bytearray(self.seed)
+            typed[hdr + 4:hdr + 8] = t.to_bytes(4, "little")
+            self.assertEqual(cause.content_only(self.seed, typed, [hdr + 4]), want, t)
+        # another section's type changed is structure
+        t_hdr = e.ehdr["e_shoff"] + 64 * e.section(".text")
+        typed = bytearray(self.seed)
+        typed[t_hdr + 4:t_hdr + 8] = (8).to_bytes(4, "little")
+        self.assertIsNone(cause.content_only(self.seed, typed, [t_hdr + 4]))
 
     def test_split_test_shows_content_with_one_boot(self):
         """run.split_test: the other bytes alone load, the content alone

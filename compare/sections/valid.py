@@ -74,10 +74,14 @@ def blocks(data, report):
             out.append(doc.P("Modules from elsewhere, built with M= against each arm's own build "
                              "and loaded with the in-tree ones (the pass rule covers them): "
                              "the -dkms packages of the base's suite, a user's MODULES=DIR."))
-            out.append(doc.Table(["source"] + list(extra), [
-                [next((a[p]["source"] for a in extra.values() if p in a), p)]
-                + [extra_cell(extra[arm].get(p)) for arm in extra] for p in pkgs],
-                align="l" * (1 + len(extra))))
+            rows = []
+            for p in pkgs:
+                cells = [extra_cell(extra[arm].get(p)) for arm in extra]
+                # an arm that fared as the first one says so, not the same words again
+                rows.append([next((a[p]["source"] for a in extra.values() if p in a), p)]
+                            + cells[:1] + [f"as {list(extra)[0]}" if c == cells[0] else c
+                                           for c in cells[1:]])
+            out.append(doc.Table(["source"] + list(extra), rows, align="l" * (1 + len(extra))))
         titles = run.get("feature_titles", {})
         n = len(run.get("modules", {}))
         out.append(doc.Table(["what the modules carry", f"modules (of {n})"],

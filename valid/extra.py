@@ -85,7 +85,8 @@ def build(adir, name, top, subdir, args, make_args):
         for k in kos:
             (obj / k).unlink()
         # the package's and the tree's own file names, not the lab's folders
-        err = first_error(log).replace(f"{dst}/", "").replace(f"{src}/", "")
+        err = first_error(log).replace(f"{dst}/", "").replace(f"{src}/", "") \
+            .replace(f"extra/{name}/", "")      # kbuild's path from O=, on some trees
         return "build-failed: " + err, []
     return ("built" if kos else "build-failed: no module built"), kos
 

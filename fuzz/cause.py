@@ -41,8 +41,10 @@ DATA = (".data", ".rodata", ".bss", ".ref.data")
 RELA_OFFSET = range(0, 8)       # r_offset: where in the target section it writes
 # the widest value an x86_64 relocation writes (R_X86_64_64)
 RELA_WIDTH = 8
-# section types the loader ignores in a section it does not allocate
-IGNORED = (SHT["NULL"], SHT["PROGBITS"], SHT["NOBITS"], 7)     # 7: SHT_NOTE
+# the section types the loader acts on in a section it does not allocate (the
+# symbol table it finds by type, the relocations it applies): any other one,
+# unknown types included, it only bounds against the file
+USED = (SHT["SYMTAB"], SHT["RELA"], 9)       # 9: SHT_REL
 NAMES = (("code", "code"), ("data", "data"), ("addend", "relocation addend"),
          ("dropped", "relocation dropped (R_X86_64_NONE)"),
          ("section dropped", "relocation section dropped (its type one the loader ignores)"),
@@ -61,7 +63,7 @@ def where(seed, data, pos):
         s = e.shdrs[(pos - shoff) // 64]
         hdr = pos - (pos - shoff) % 64
         new = int.from_bytes(data[hdr + 4:hdr + 8], "little")
-        dropped = s["type"] in (SHT["RELA"], 9) and not s["flags"] & SHF_ALLOC and new in IGNORED
+        dropped = s["type"] in (SHT["RELA"], 9) and not s["flags"] & SHF_ALLOC and new not in USED
         return "section dropped" if dropped else None
     if pos < 64 or shoff <= pos < shoff + 64 * len(e.shdrs):
         return None

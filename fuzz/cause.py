@@ -124,6 +124,12 @@ def where(seed, data, pos):
     return None
 
 
+# a minimized input that is its seed, unmodified: the seed loads on its own in
+# every arm, so what crashed was left behind by an earlier input of the guest
+# (a module whose corrupted exit left a kprobe or a notifier registered)
+CARRIED = "carried: the unmodified seed crashed after an earlier input of its guest"
+
+
 def content_only(seed, data, positions):
     """What kinds of module content the changed bytes are ("code", "relocation
     addend and relocation symbol", ...), or None if any is structure; a

@@ -40,6 +40,8 @@ def content_of_finding(arm, s, arms_dir):
             b = f.read()
     except OSError:
         return None
+    if a == b:
+        return cause.CARRIED
     what = cause.content_only(a, b, minimize.changed(a, b))
     return f"content: {what}" if what else None
 

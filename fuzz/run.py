@@ -239,7 +239,7 @@ def finding(arm, n, sig, out, rounds_max, minimize_on):
     in_module = sig[2]
     if minimize_on:
         what = cause.content_only(seed, small, positions)
-        in_module = f"content: {what}" if what else None
+        in_module = f"content: {what}" if what else cause.CARRIED if small == seed else None
     split = None
     if minimize_on and not in_module:
         split = split_test(arm, seed, small, positions, sig, (n, seed, data))

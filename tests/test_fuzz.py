@@ -399,6 +399,21 @@ class TestCause(unittest.TestCase):
         typed[t_hdr + 4:t_hdr + 8] = (8).to_bytes(4, "little")
         self.assertIsNone(cause.content_only(self.seed, typed, [t_hdr + 4]))
 
+    def test_an_unmodified_seed_is_carried_over(self):
+        # minimized to no changed byte: the crash was an earlier input's
+        from fuzz import cause, results
+        with tempfile.TemporaryDirectory() as t:
+            mods = os.path.join(t, "keep", "mods", "main")
+            os.makedirs(mods)
+            for name, data in (("s.ko", self.seed), ("same.ko", self.seed),
+                               ("cut.ko", self.seed[:-8])):
+                with open(os.path.join(t if name != "s.ko" else mods, name), "wb") as f:
+                    f.write(data)
+            sig = {"seed_module": "s.ko", "input": os.path.join(t, "same.ko")}
+            self.assertEqual(results.content_of_finding("keep", sig, t), cause.CARRIED)
+            sig["input"] = os.path.join(t, "cut.ko")
+            self.assertIsNone(results.content_of_finding("keep", sig, t))
+
     def test_split_test_shows_content_with_one_boot(self):
         """run.split_test: the other bytes alone load, the content alone
         crashes with the same first line: the crash is the module's."""

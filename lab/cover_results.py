@@ -193,7 +193,10 @@ def render(arm, report):
             + f"; missing-CRC messages {sum(int(c['missing_crc'] or 0) for c in cross)}")
     # make fuzz: loader crashes, the arm beside the reference
     fz = (report.get("fuzzing") or {}).get("arms") or {}
-    for who in ("base", arm):
+    # and make fuzz FUZZ_VALID's real-module seeds, where that ran (every
+    # architecture's: ARM-valid, ARM-valid.ARCH)
+    valid = sorted(w for w in fz if w.partition("-valid")[0] in ("base", arm) and "-valid" in w)
+    for who in ["base", arm] + valid:
         f = fz.get(who)
         if f and "error" not in f:
             add(f"  fuzz seed {report['fuzzing'].get('seed')}, {who}",

@@ -10,7 +10,9 @@ import sys
 from core import classify
 
 # "RIP: 0010:load_module+0x1a2b/0x2c40" (the module in brackets if it is one)
-RIP = re.compile(r"\bRIP: [0-9a-f]{4}:([A-Za-z0-9_.]+)\+0x([0-9a-f]+)/0x[0-9a-f]+(?: \[(\S+)\])?")
+# (arm64's die() prints "pc : __apply_alternatives+0x84/0x1d0" for the same)
+RIP = re.compile(r"(?:\bRIP: [0-9a-f]{4}:|\bpc : )([A-Za-z0-9_.]+)\+0x([0-9a-f]+)/0x[0-9a-f]+"
+                 r"(?: \[(\S+)\])?")
 # No kernel function is this long: a RIP this far past its symbol is not in it
 # (kallsyms stretches the last text symbol over whatever follows, e.g. a
 # module whose symbols are gone), so it is a jump to garbage like "RIP: 0x...".

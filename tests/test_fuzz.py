@@ -178,6 +178,16 @@ class TestConsole(unittest.TestCase):
                                    "address 0xdead000000000100: 0000 [#1] SMP",
                                    "[ 1.1] RIP: 0010:asm_user_init+0x12/0x2ca [mod_asm_user]"])
         self.assertEqual(sig[1:], ("asm_user_init", "mod_asm_user"))
+        # arm64's die(): its pc line, not RIP
+        sig = signature.signature(["[ 3.4] Internal error: Oops: 0000000096000005 [#1] SMP",
+                                   "[ 3.4] pc : __apply_alternatives+0x84/0x1d0",
+                                   "[ 3.4] lr : apply_alternatives_module+0x34/0x40",
+                                   "[ 3.4] Call trace:",
+                                   "[ 3.4]  __apply_alternatives+0x84/0x1d0"])
+        self.assertEqual(sig[1:], ("__apply_alternatives", None))
+        sig = signature.signature(["[ 1.0] Internal error: Oops: 0000000096000005 [#1] SMP",
+                                   "[ 1.0] pc : example_init+0x10/0x40 [kobject_example]"])
+        self.assertEqual(sig[1:], ("example_init", "kobject_example"))
         sig = signature.signature(["S 3 BUG: KASAN: slab-out-of-bounds in find_sec+0x21/0x80"])
         self.assertEqual(sig[:2], ("BUG: KASAN: slab-out-of-bounds in find_sec", "find_sec"))
         sig = signature.signature(["UBSAN: shift-out-of-bounds in kernel/module/main.c:12:3"])

@@ -616,8 +616,8 @@ def series_bases():
     for b in bases():
         if b["base"] == mine:
             continue
-        if any(a["series"] != "-" and os.path.isfile(os.path.join(
-                base_path("series", b), a["series"], "series")) for a in arms()):
+        if any(series_dir(a["arm"], b) and os.path.isfile(os.path.join(
+                series_dir(a["arm"], b), "series")) for a in arms()):
             out.append(b["base"])
     return out
 

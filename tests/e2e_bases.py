@@ -27,10 +27,8 @@ def series_of(b):
     row = next(x for x in tables.bases() if x["base"] == b)
     out = {}
     for a in tables.arms():
-        if a["series"] == "-":
-            continue
-        d = os.path.join(tables.base_path("series", row), a["series"])
-        if os.path.isfile(os.path.join(d, "series")):
+        d = tables.series_dir(a["arm"], row)
+        if d and os.path.isfile(os.path.join(d, "series")):
             out[a["arm"]] = series.listed(d)
     return out
 

@@ -15,7 +15,6 @@ every other arm; each one that does not is a failure with the kernel's words.
 import json
 import os
 import pathlib
-import re
 import subprocess
 import sys
 
@@ -23,6 +22,7 @@ from core import ktap, tables
 from core.resume import boot_until_done
 from core.elf import ElfError
 from history.boot import dep_order, outcome
+from history.mechanism import read_config
 from history.modfacts import modname, softdep_pre
 from valid import features
 
@@ -116,10 +116,9 @@ def compiler(config):
     """The compiler a build was configured with, in its own words
     (CONFIG_CC_VERSION_TEXT), None if the configuration is unreadable."""
     try:
-        m = re.search(r'^CONFIG_CC_VERSION_TEXT="(.*)"$', pathlib.Path(config).read_text(), re.M)
+        return read_config(config).get("CC_VERSION_TEXT")
     except OSError:
         return None
-    return m.group(1) if m else None
 
 
 def summarize(vdir, arms, per_arm, mods_by_arm, skip):

@@ -6,8 +6,9 @@ A crash whose minimized input changes nothing but code bytes (an SHF_EXECINSTR
 section's contents), .data/.rodata bytes (which only the module's own code and
 constructors read), a symbol's value inside its section, relocation addends, a
 relocation made R_X86_64_NONE (nothing applied, as if the entry were not
-there), a relocation section's type made one the loader ignores (none of it
-applied, as if the section were not there), a relocation's symbol for another
+there), a relocation section's type made one the loader ignores or its target
+a section the loader does not allocate (none of it applied, as if the
+section were not there), a relocation's symbol for another
 symbol of the table, the null symbol included (whose value is 0: the
 addend is then written as it is), or its offset for another one inside a
 section of code or data (which only change where a pointer or call in the
@@ -48,6 +49,7 @@ USED = (SHT["SYMTAB"], SHT["RELA"], 9)       # 9: SHT_REL
 NAMES = (("code", "code"), ("data", "data"), ("addend", "relocation addend"),
          ("dropped", "relocation dropped (R_X86_64_NONE)"),
          ("section dropped", "relocation section dropped (its type one the loader ignores)"),
+         ("retargeted", "relocation section dropped (aimed at a section not allocated)"),
          ("offset", "relocation offset"),
          ("symbol", "relocation symbol"), ("value", "symbol value"),
          ("section", "symbol section"), ("other", "symbol visibility"))
@@ -57,6 +59,16 @@ def where(seed, data, pos):
     """"code", "addend", "symbol", "other" or None (structure) for byte pos."""
     e = Elf(seed)
     shoff = e.ehdr["e_shoff"]
+    if shoff <= pos < shoff + 64 * len(e.shdrs) and (pos - shoff) % 64 in range(44, 48):
+        # sh_info of a relocation section made another section that is not
+        # allocated: apply_relocations() skips it (as it does a real
+        # module's .rela.debug_*), so nothing of it is applied, as without it
+        s = e.shdrs[(pos - shoff) // 64]
+        hdr = pos - (pos - shoff) % 64
+        new = int.from_bytes(data[hdr + 44:hdr + 48], "little")
+        retargeted = (s["type"] in (SHT["RELA"], 9) and 0 < new < len(e.shdrs)
+                      and not e.shdrs[new]["flags"] & SHF_ALLOC)
+        return "retargeted" if retargeted else None
     if shoff <= pos < shoff + 64 * len(e.shdrs) and (pos - shoff) % 64 in range(4, 8):
         # sh_type of a relocation section the loader does not allocate, made
         # one it ignores there: nothing of it is applied, as without it

@@ -403,6 +403,13 @@ class TestCause(unittest.TestCase):
             typed = bytearray(self.seed)
             typed[hdr + 4:hdr + 8] = t.to_bytes(4, "little")
             self.assertEqual(cause.content_only(self.seed, typed, [hdr + 4]), want, t)
+        # .rela.text aimed at a section not allocated (skipped, nothing
+        # applied) or at another allocated one (structure)
+        aimed = "relocation section dropped (aimed at a section not allocated)"
+        for target, want in ((e.section(".comment"), aimed), (e.section(".data"), None)):
+            moved = bytearray(self.seed)
+            moved[hdr + 44:hdr + 48] = target.to_bytes(4, "little")
+            self.assertEqual(cause.content_only(self.seed, moved, [hdr + 44]), want, target)
         # another section's type changed is structure
         t_hdr = e.ehdr["e_shoff"] + 64 * e.section(".text")
         typed = bytearray(self.seed)

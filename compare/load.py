@@ -6,7 +6,7 @@ missing is null; an input that exists but cannot be used is an InputError.
 import json
 import pathlib
 
-from core import classify, ktap, tables
+from core import classify, generations, ktap, tables
 
 
 ARM_ORDER = tables.arm_names()
@@ -265,7 +265,7 @@ def read_gens(path):
     if not pathlib.Path(path).is_file():
         return {}
     try:
-        rows = tables.gens(str(path))
+        rows = generations.gens(str(path))
     except tables.TableError as e:
         raise InputError(str(e)) from None
     return {g["gen"]: {"patch": g["patch"], "changes": g["changes"], "removes": g["removes"],

@@ -57,7 +57,7 @@ if [ "$(cat "$A/kernels/G0/id" 2>/dev/null)" != "$g0id" ]; then
 fi
 
 # --- generations, each one patch on G0 --------------------------------------
-gens=$(table kernels -) || die "$BASE_GENS: cannot list the generations"
+gens=$(py core.generations kernels -) || die "$BASE_GENS: cannot list the generations"
 built=0 tab=$(printf '\t')
 while IFS=$tab read -r g patch _kid _string; do
 	[ -n "$g" ] || continue

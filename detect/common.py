@@ -4,7 +4,7 @@ import json
 import os
 import sys
 
-from core import tables
+from core import generations, tables
 
 
 class DetectError(Exception):
@@ -19,7 +19,7 @@ def need(path):
 
 def gen_record(name):
     """The gens.tsv record of generation name (None: G0 or not given)."""
-    for g in tables.gens():
+    for g in generations.gens():
         if g["gen"] == name:
             return g
     raise DetectError(f"{name}: not in workload/gens/gens.tsv")

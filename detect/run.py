@@ -22,7 +22,7 @@ import subprocess
 import sys
 
 from detect import DETECTORS, INPUTS, ORACLE, module_name
-from core import tables
+from core import generations, tables
 from detect.common import DetectError
 from detect.dwarf import ENTRY, parse_report
 
@@ -139,7 +139,7 @@ def main(argv=None):
     bad = [d for d in dets if d not in DETECTORS]
     if bad:
         raise DetectError(f"unknown detector(s) {' '.join(bad)} (known: {' '.join(DETECTORS)})")
-    gens = tables.wanted_gens()
+    gens = generations.wanted_gens()
     result = {"detectors": {}, "skipped": {}, "inputs": dirs,
               "declared": {g["gen"]: g["changes"] for g in gens}}
     for det in dets:

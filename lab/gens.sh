@@ -7,7 +7,7 @@
 # (workload/arms.tsv: abi = CONFIG_MODULE_ABI_VERSION, release = the kernel
 # release) is built once per string its policies give the generation
 # (workload/gens/policies.tsv; the list of kernels comes from
-# `python3 -m core.tables kernels`). On a release arm the policy, not the
+# `python3 -m core.generations kernels`). On a release arm the policy, not the
 # patch, decides the release: a localversion file the patch adds is dropped
 # and CONFIG_LOCALVERSION is the policy's string (empty: G0's release, even
 # for G1's respin). Up-to-date kernels are skipped.
@@ -23,7 +23,7 @@ kind=$(table string "$arm") || die "workload/arms.tsv: no string for $arm"
 rel0=$(cat "$obj/include/config/kernel.release") || die "$arm: G0 has no kernel.release"
 [ "$kind" = release ] && set -- --release || set -- "${abi:--}"
 # GEN PATCH KID STRING per kernel to build (STRING "-": the arm's own)
-kernels=$(table kernels "$1") ||
+kernels=$(py core.generations kernels "$1") ||
 	die "$BASE_GENS: cannot list the generations (or their policies)"
 logs=$A/logs
 cfg0=$A/config.G0

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Plan the release and the generations of one arm, from the data in
 workload/ (cases.tsv, cross-arm.tsv, probe-cases.tsv, gens/gens.tsv,
-gens/policies.tsv; read by core/tables.py).
+gens/policies.tsv; read by core/tables.py and core/generations.py).
 
 Boots: "G0" runs workload/cases.tsv (kind release, or cross for a module
 built against another arm) and the probe users (kind release) on the release;
@@ -16,7 +16,7 @@ import os
 import subprocess
 
 import plan as P
-from core import tables
+from core import generations, tables
 
 RELEASE = tables.RELEASE
 
@@ -62,13 +62,13 @@ def add_release(p, arm):
 
 def add_generations(p, arm, wanted):
     """One boot per generation (and policy): the probe users built for G0, then rebuilt."""
-    gens = tables.select_gens(tables.gens(), wanted)
+    gens = generations.select_gens(generations.gens(), wanted)
     abi = abi_string(arm)
     # a variant (ARM-kasan) or an arm not in arms.tsv: no string policies
     kind = tables.arm_string(arm) if arm in tables.arm_names() else "-"
     probes = tables.probes()
     for g in gens:
-        for k in tables.gen_kernels(g, abi, kind=kind):
+        for k in generations.gen_kernels(g, abi, kind=kind):
             p.boot(k["boot"], k["kid"], k["policy"], gen=g["gen"])
             for pc in probes:
                 base = dict(pc, built_by=arm, flags="-", deps=[], gen_note=g["note"],
@@ -77,7 +77,7 @@ def add_generations(p, arm, wanted):
                 imp = imports(ko) if os.path.isfile(ko) else set()
                 name = f"{g['gen'].lower()}-{pc['case']}"
                 rec = dict(base, case=name, kind="update", built_for=RELEASE,
-                           expected="incompatible" if tables.breaks_old_module(g, imp)
+                           expected="incompatible" if generations.breaks_old_module(g, imp)
                            else "compatible")
                 if "layout" in g["breaks"]:
                     rec["expected_why"] = (f"{g['gen']} changes the layout of what the loader "

@@ -166,20 +166,20 @@ class TestRecipes(unittest.TestCase):
         self.assertEqual({c["expected"] for c in reb}, {"compatible"})
 
     def test_full_cost_generation_only_when_named(self):
-        default = self.run_in(sys.executable, "-m", "core.tables", "gens").stdout.split()
+        default = self.run_in(sys.executable, "-m", "core.generations", "gens").stdout.split()
         self.assertNotIn("G98", default)
         self.assertIn("G99", default)
-        every = self.run_in(sys.executable, "-m", "core.tables", "gens",
+        every = self.run_in(sys.executable, "-m", "core.generations", "gens",
                             env={"GENS": "all"}).stdout.split()
         self.assertIn("G98", every)
-        named = self.run_in(sys.executable, "-m", "core.tables", "kernels", "lab",
+        named = self.run_in(sys.executable, "-m", "core.generations", "kernels", "lab",
                             env={"GENS": "G98"})
         self.assertEqual(named.stdout.split("\n")[:2], ["G98\tG98-layout.patch\tG98\t-",
                                                         "G98\tG98-layout.patch\tG98-every-upload"
                                                         "\tlab.G98"])
 
     def test_tables_cli_sees_the_generation(self):
-        r = self.run_in(sys.executable, "-m", "core.tables", "kernels", "lab", env={"GENS": "G99"})
+        r = self.run_in(sys.executable, "-m", "core.generations", "kernels", "lab", env={"GENS": "G99"})
         self.assertEqual(r.stdout.split("\n")[:2], ["G99\tG99-new.patch\tG99\t-",
                                                    "G99\tG99-new.patch\tG99-every-upload\tlab.G99"])
 

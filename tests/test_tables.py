@@ -12,7 +12,7 @@ import tempfile
 import unittest
 
 from compare import load, model, report
-from core import classify, tables
+from core import classify, generations, tables
 
 TOP = pathlib.Path(__file__).resolve().parent.parent
 GEN = {"gen": "G2", "changes": ["modvlab_probe_c"], "removes": [], "breaks": []}
@@ -96,8 +96,8 @@ class TestTables(unittest.TestCase):
 
     def test_the_repository_tables_read(self):
         self.assertEqual(tables.arm_names()[:2], ["nomodv", "base"])
-        self.assertTrue(tables.gens())
-        pols = tables.policies(runnable=False)
+        self.assertTrue(generations.gens())
+        pols = generations.policies(runnable=False)
         self.assertEqual([p["policy"] for p in pols],
                          ["never", "every-upload", "crc", "stablelist", "dwarf", "declared"])
         self.assertEqual([p["policy"] for p in pols if p["oracle"]], ["declared"])
@@ -158,44 +158,44 @@ class TestTables(unittest.TestCase):
     def test_bad_line_is_one_error_with_its_place(self):
         path = self.write("gens.tsv", "# gen\tpatch\n\nG1\tG1.patch\t-\n")
         with self.assertRaises(tables.TableError) as e:
-            tables.gens(path)
+            generations.gens(path)
         self.assertEqual(str(e.exception),
                          f"{path}:3: want 5 to 7 tab-separated columns, got 3")
         with self.assertRaises(tables.TableError):
-            tables.gens(str(self.dir / "missing.tsv"))
+            generations.gens(str(self.dir / "missing.tsv"))
 
     def test_breaks_column_is_optional_and_checked(self):
         path = self.write("gens.tsv", "G1\tp\t-\t-\tnote\nG2\tp\ta,b\t-\tnote\trebuilt\n")
-        g1, g2 = tables.gens(path)
+        g1, g2 = generations.gens(path)
         self.assertEqual((g1["breaks"], g2["breaks"], g2["changes"]), ([], ["rebuilt"], ["a", "b"]))
         path = self.write("bad.tsv", "G1\tp\t-\t-\tnote\teverything\n")
         with self.assertRaisesRegex(tables.TableError, r"bad.tsv:1: breaks: unknown everything"):
-            tables.gens(path)
+            generations.gens(path)
 
     def test_layout_breaks_every_old_module_and_cost_keeps_it_out(self):
         path = self.write("gens.tsv", "G1\tp\ta\t-\tnote\nG8\tp\t-\t-\tnote\tlayout\tfull\n"
                                       "G9\tp\ta\t-\tnote\trebuilt,layout\t-\n")
-        g1, g8, g9 = tables.gens(path)
+        g1, g8, g9 = generations.gens(path)
         self.assertEqual((g1["cost"], g8["cost"], g8["breaks"], g9["breaks"]),
                          ("-", "full", ["layout"], ["rebuilt", "layout"]))
         # a layout break: incompatible whatever the module imports
-        self.assertTrue(tables.breaks_old_module(g8, set()))
-        self.assertTrue(tables.breaks_old_module(g8, {"printk"}))
-        self.assertFalse(tables.breaks_old_module(g1, {"printk"}))
-        self.assertTrue(tables.breaks_old_module(g1, {"a"}))
+        self.assertTrue(generations.breaks_old_module(g8, set()))
+        self.assertTrue(generations.breaks_old_module(g8, {"printk"}))
+        self.assertFalse(generations.breaks_old_module(g1, {"printk"}))
+        self.assertTrue(generations.breaks_old_module(g1, {"a"}))
         # the oracle bumps for it though it lists no export
-        self.assertTrue(tables.declares_change(g8))
-        self.assertTrue(tables.RULES["changes"](g8))
-        self.assertFalse(tables.declares_change(dict(g8, breaks=[])))
+        self.assertTrue(generations.declares_change(g8))
+        self.assertTrue(generations.RULES["changes"](g8))
+        self.assertFalse(generations.declares_change(dict(g8, breaks=[])))
         # cost full: out of the default list, in when named or with "all"
-        rows = tables.gens(path)
-        self.assertEqual([g["gen"] for g in tables.select_gens(rows, [])], ["G1", "G9"])
-        self.assertEqual([g["gen"] for g in tables.select_gens(rows, ["G8"])], ["G8"])
-        self.assertEqual([g["gen"] for g in tables.select_gens(rows, ["all"])],
+        rows = generations.gens(path)
+        self.assertEqual([g["gen"] for g in generations.select_gens(rows, [])], ["G1", "G9"])
+        self.assertEqual([g["gen"] for g in generations.select_gens(rows, ["G8"])], ["G8"])
+        self.assertEqual([g["gen"] for g in generations.select_gens(rows, ["all"])],
                          ["G1", "G8", "G9"])
         path = self.write("bad.tsv", "G1\tp\t-\t-\tnote\t-\tcheap\n")
         with self.assertRaisesRegex(tables.TableError, r"bad.tsv:1: cost: unknown cheap"):
-            tables.gens(path)
+            generations.gens(path)
 
     def test_report_carries_the_layout_break(self):
         path = self.write("gens.tsv", "G8\tp\t-\t-\ta loader struct changes\tlayout\tfull\n")
@@ -205,57 +205,61 @@ class TestTables(unittest.TestCase):
         self.assertEqual((gens["G8"]["breaks"], gens["G8"]["changes"]), (["layout"], []))
 
     def test_the_repository_layout_generation(self):
-        g = {x["gen"]: x for x in tables.gens()}["G8"]
+        g = {x["gen"]: x for x in generations.gens()}["G8"]
         self.assertEqual((g["breaks"], g["cost"], g["changes"]), (["layout"], "full", []))
-        self.assertNotIn("G8", [x["gen"] for x in tables.select_gens(tables.gens(), [])])
+        self.assertNotIn("G8", [x["gen"] for x in generations.select_gens(generations.gens(), [])])
 
     def test_duplicates_and_unknown_rules(self):
         with self.assertRaisesRegex(tables.TableError, "duplicate generations: G1"):
-            tables.gens(self.write("g.tsv", "G1\tp\t-\t-\tn\nG1\tq\t-\t-\tn\n"))
+            generations.gens(self.write("g.tsv", "G1\tp\t-\t-\tn\nG1\tq\t-\t-\tn\n"))
         with self.assertRaisesRegex(tables.TableError, "p.tsv:1: unknown rule sometimes"):
-            tables.policies(self.write("p.tsv", "odd\tsometimes\tnote\n"))
+            generations.policies(self.write("p.tsv", "odd\tsometimes\tnote\n"))
 
     def test_policies_share_a_kernel_by_string(self):
         pols = [{"policy": "lax", "rule": "never"}, {"policy": "diligent", "rule": "changes"},
                 {"policy": "eager", "rule": "changes"}]
-        ks = tables.gen_kernels(GEN, "deb", pols)
+        ks = generations.gen_kernels(GEN, "deb", pols)
         # one boot per string; eager reuses diligent's
         self.assertEqual([(k["boot"], k["kid"], k["string"], k["shared_by"]) for k in ks],
                          [("G2", "G2", None, []),
                           ("G2-diligent", "G2-diligent", "deb.G2", ["eager"])])
         # the release as the string: the CONFIG_LOCALVERSION a bump sets
-        ks = tables.gen_kernels(GEN, "", pols, kind="release")
+        ks = generations.gen_kernels(GEN, "", pols, kind="release")
         self.assertEqual([(k["kid"], k["string"]) for k in ks],
                          [("G2", None), ("G2-diligent", "-G2")])
         # no string: one boot, no policy
-        self.assertEqual(tables.gen_kernels(GEN, ""), [{"boot": "G2", "policy": None,
+        self.assertEqual(generations.gen_kernels(GEN, ""), [{"boot": "G2", "policy": None,
                                                         "kid": "G2", "string": None,
                                                         "shared_by": []}])
         nothing = dict(GEN, changes=[])
-        self.assertEqual({k["kid"] for k in tables.gen_kernels(nothing, "deb", pols)}, {"G2"})
+        self.assertEqual({k["kid"] for k in generations.gen_kernels(nothing, "deb", pols)}, {"G2"})
 
     def test_detector_rules_read_detect_run(self):
         path = self.write("detectors.json", json.dumps({"detectors": {
             "crc": {"G2": {"bump": True, "flagged": ["modvlab_probe_c"]}}}}))
-        old = tables.detectors_json
-        tables.detectors_json = lambda: path
+        old = generations.detectors_json
+        generations.detectors_json = lambda: path
         try:
             pols = [{"policy": "crc", "rule": "detect:crc"}]
-            self.assertEqual(tables.gen_kernels(GEN, "deb", pols)[0]["string"], "deb.G2")
+            self.assertEqual(generations.gen_kernels(GEN, "deb", pols)[0]["string"], "deb.G2")
             with self.assertRaisesRegex(tables.TableError, "detector crc has no result for G3"):
-                tables.gen_kernels(dict(GEN, gen="G3"), "deb", pols)
+                generations.gen_kernels(dict(GEN, gen="G3"), "deb", pols)
             p = self.write("p.tsv", "crc\tdetect:crc\tn\ndwarf\tdetect:dwarf\tn\n")
             # a detector that has not run: its policy is left out
-            self.assertEqual([x["policy"] for x in tables.policies(p)], ["crc"])
+            self.assertEqual([x["policy"] for x in generations.policies(p)], ["crc"])
         finally:
-            tables.detectors_json = old
+            generations.detectors_json = old
 
     def test_cli(self):
-        run = lambda *a, env=None: subprocess.run(
-            [sys.executable, "-m", "core.tables", *a], cwd=TOP, capture_output=True, text=True,
+        cli = lambda mod, *a, env=None: subprocess.run(
+            [sys.executable, "-m", mod, *a], cwd=TOP, capture_output=True, text=True,
             env={**os.environ, "GENS": "", **(env or {})})
-        self.assertEqual(run("arms").stdout.split()[:2], ["nomodv", "base"])
-        self.assertEqual(run("timeout", "boot").stdout.strip(), str(tables.TIMEOUTS["boot"]))
+        self.assertEqual(cli("core.tables", "arms").stdout.split()[:2], ["nomodv", "base"])
+        self.assertEqual(cli("core.tables", "timeout", "boot").stdout.strip(),
+                         str(tables.TIMEOUTS["boot"]))
+        # the generations' commands are core.generations' (one TableError
+        # class under -m: a bad GENS is one line, not a traceback)
+        run = lambda *a, env=None: cli("core.generations", *a, env=env)
         r = run("gens", env={"GENS": "G99"})
         self.assertEqual(r.returncode, 1)
         self.assertIn("modvlab: error: GENS: unknown generation(s) G99", r.stderr)

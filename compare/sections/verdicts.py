@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """The verdicts per arm and policy, and the cases each got wrong."""
-from core import classify, tables
+from core import classify, generations, tables
 
 from .. import doc
 from ..model import label
@@ -10,7 +10,7 @@ from .cells import case_names
 def oracles():
     """The policies whose rule reads the lab's own declaration (policies.tsv)."""
     try:
-        return {p["policy"] for p in tables.policies(runnable=False) if p["oracle"]}
+        return {p["policy"] for p in generations.policies(runnable=False) if p["oracle"]}
     except tables.TableError:
         return set()
 

@@ -37,8 +37,11 @@ SYM_VALUE = range(8, 16)        # st_value: an offset in the symbol's section
 SHF_ALLOC = 2
 # data only the module's own code reads (the loader parses other sections:
 # __ksymtab, __param, __versions, .modinfo, struct module, __jump_table, ...)
-# (.ref.data: __refdata, data modpost lets reference init code)
-DATA = (".data", ".rodata", ".bss", ".ref.data")
+# (.ref.data: __refdata, data modpost lets reference init code; __tracepoints:
+# the module's struct tracepoint objects, which the loader never looks up:
+# the tracepoint and trace-event code reach them through the pointers the
+# module gives it, as it does an object in .data a module registers)
+DATA = (".data", ".rodata", ".bss", ".ref.data", "__tracepoints")
 RELA_OFFSET = range(0, 8)       # r_offset: where in the target section it writes
 # the widest value an x86_64 relocation writes (R_X86_64_64)
 RELA_WIDTH = 8

@@ -349,6 +349,17 @@ class TestCause(unittest.TestCase):
             self.assertEqual(cause.content_only(self.seed, moved, [sym + und * 24 + 6]), want,
                              f"st_shndx {target:#x}")
         self.assertEqual(cause.content_only(self.seed, data, [self.at(".data", 0)]), "data")
+        # the module's tracepoint objects are its data too, not a table the
+        # loader parses (__param is)
+        from core.elf import Elf
+        for name, want in (("__tracepoints", "data"), ("__param", None)):
+            e = Elf(self.seed)
+            i = e.add_section(name, bytes(64), 1, 3, 8)
+            seed2 = e.to_bytes()
+            pos = Elf(seed2).shdrs[i]["offset"] + 8
+            changed = bytearray(seed2)
+            changed[pos] = 1
+            self.assertEqual(cause.content_only(seed2, bytes(changed), [pos]), want, name)
         # a defined symbol moved inside its section, or far past it
         from core.elf import SYM
         tab = self.elf.content(self.elf.section(".symtab"))

@@ -19,7 +19,7 @@ import os
 import sys
 
 from core.tables import (TableError, _unique, build_dir, gens_tsv, policies_tsv, read_tsv,
-                         symbols)
+                         run_cli, symbols)
 
 # What a generation may declare it breaks (gens.tsv's optional "breaks"
 # column): "rebuilt" = even a module rebuilt from unchanged source against
@@ -214,8 +214,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main(sys.argv[1:]))
-    except TableError as e:
-        print(f"modvlab: error: {e}", file=sys.stderr)
-        sys.exit(1)
+    run_cli(main)

@@ -507,9 +507,15 @@ def main(argv):
     return 0
 
 
-if __name__ == "__main__":
+def run_cli(main):
+    """A table CLI's entry: main(argv)'s exit status, a TableError as one
+    line on stderr and exit 1 (core.tables and core.generations share it)."""
     try:
         sys.exit(main(sys.argv[1:]))
     except TableError as e:
         print(f"modvlab: error: {e}", file=sys.stderr)
         sys.exit(1)
+
+
+if __name__ == "__main__":
+    run_cli(main)

@@ -14,7 +14,9 @@ Recipes (`recipe` or `recipe:argument`):
   shdr:SEC:k=v,...          set fields of section SEC's header: type (NOBITS,
                             PROGBITS or a number), flags, offset, size; a value
                             is an expression of numbers, `eof` (file size),
-                            `size` and `offset` (the section's own) with + and -
+                            `size`, `offset` and `flags` (the section's own),
+                            `offset(SEC2)` and `size(SEC2)` (another's),
+                            with + and -
   rela:SEC:N:k=v,...        set fields of entry N of relocation section SEC
                             (offset, info, addend), same expressions, with
                             `offset`, `info`, `addend` the entry's own
@@ -221,7 +223,13 @@ def r_shdr(data, arg, ctx):
         if k == "type" and v in SHT:
             s[k] = SHT[v]
         else:
-            s[k] = expr(v, {"eof": len(elf.data), "size": s["size"], "offset": s["offset"]})
+            names = {"eof": len(elf.data), "size": s["size"], "offset": s["offset"],
+                     "flags": s["flags"]}
+            # another section's place: offset(.modinfo), size(.modinfo)
+            for i, o in enumerate(elf.shdrs):
+                names[f"offset({elf.name(i)})"] = o["offset"]
+                names[f"size({elf.name(i)})"] = o["size"]
+            s[k] = expr(v, names)
     return elf.to_bytes()
 
 

@@ -43,6 +43,8 @@ __attribute__((section("__this_module_layout"), used))
 static const unsigned int layout[4] = { 832, 24, 56, 0x40 };
 __attribute__((section(".init.text")))
 int init_fake(void) { char a[4], b[4] = "abc"; return memcpy_like(a, b, 4) + csum_like(a, 4); }
+__attribute__((section(".exit.text"), used))
+void exit_fake(void) { }
 __attribute__((section("__mcount_loc"), used))
 static int (*const mcount_loc[])(void) = { init_fake };
 """
@@ -282,6 +284,16 @@ class TestCorpus(unittest.TestCase):
     def test_section_past_eof(self):
         out, blob = self.make("shdr:.text:offset=eof")
         self.assertEqual(sections(out)[".text"][1], len(blob))
+
+    def test_another_sections_place(self):
+        out, _ = self.make("shdr:.text:offset=offset(.modinfo)+1,size=size(.modinfo)")
+        secs = sections(out)
+        self.assertEqual(secs[".text"][1:], (secs[".modinfo"][1] + 1, secs[".modinfo"][2]))
+        out, _ = self.make("shdr:.init.text:flags=flags-4")       # SHF_EXECINSTR off
+        line = [l for l in readelf(out, "-S").stdout.splitlines() if ".init.text" in l][0]
+        self.assertNotIn("X", line.split()[-4])
+        with self.assertRaises(corpus.CorpusError):
+            self.make("shdr:.text:offset=offset(.no-such-section)")
 
     def test_whole_files(self):
         self.assertEqual(self.make("empty")[1], b"")

@@ -210,3 +210,70 @@ class TestSeriesRemove(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+# The layout record's descriptions (series-remove patch 4): the arm's own
+# scripts/mod/modlayout run on small linked objects, one per variant of a
+# structure. What changes how the loader reads the bytes must change the
+# hash; spelling (a typedef, a qualifier, a structure only pointed to) must not.
+MODLAYOUT = os.path.join(ARM, "obj", "scripts", "mod", "modlayout")
+LAYOUT_SRC = r"""
+typedef unsigned short u16;
+typedef u16 perm_t;
+struct other { int x; OTHER };
+struct inner { int a; INNER b; };
+enum state { LIVE, FIRST, SECOND };
+struct param {
+	NAMEQ char *name;
+	PERM perm;
+	int (*set)(const char *SETARGS);
+	enum state st;
+	struct inner in;
+	struct other *peer;
+};
+struct param *module_layout_param;
+"""
+LAYOUT_BASE = {"OTHER": "", "INNER": "long", "NAMEQ": "const", "PERM": "u16",
+               "SETARGS": "", "FIRST": "COMING", "SECOND": "GOING"}
+
+
+@unittest.skipUnless(HAVE_SERIES, NO_SERIES)
+class TestLayoutRecord(unittest.TestCase):
+    def setUp(self):
+        if not os.access(MODLAYOUT, os.X_OK):
+            self.fail(f"no {MODLAYOUT}: was the remove arm built (make remove)?")
+        self.tmp = self.enterContext(__import__("tempfile").TemporaryDirectory())
+
+    def record(self, **change):
+        defs = LAYOUT_BASE | change
+        src = LAYOUT_SRC.replace("FIRST, SECOND", f"{defs['FIRST']}, {defs['SECOND']}")
+        c, o, elf = (os.path.join(self.tmp, n) for n in ("t.c", "t.o", "t.elf"))
+        with open(c, "w") as f:
+            f.write(src)
+        subprocess.run(["gcc", "-g", "-c", "-o", o, c] +
+                       [f"-D{k}={v}" for k, v in defs.items() if k not in ("FIRST", "SECOND")],
+                       check=True)
+        subprocess.run(["ld", "-e", "0", "-o", elf, o], check=True)
+        r = subprocess.run([MODLAYOUT, elf], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        m = re.search(r"MODULE_LAYOUT_RECORD \\\n\t\{ (0x[0-9a-f]+), (\d+) \}", r.stdout)
+        self.assertTrue(m, r.stdout[:500])
+        self.assertIn('"param"', r.stdout)
+        return m.group(1), int(m.group(2))
+
+    def test_meaning_changes_the_record(self):
+        base = self.record()
+        for what, change in (("signedness", {"PERM": "short"}),
+                             ("a function pointer's prototype", {"SETARGS": ", int"}),
+                             ("an enum's values", {"FIRST": "GOING", "SECOND": "COMING"}),
+                             ("a type inside an embedded struct", {"INNER": "unsigned long"})):
+            with self.subTest(what):
+                self.assertNotEqual(self.record(**change), base)
+
+    def test_spelling_does_not(self):
+        base = self.record()
+        for what, change in (("a typedef of the same type", {"PERM": "perm_t"}),
+                             ("a qualifier", {"NAMEQ": ""}),
+                             ("a struct only pointed to", {"OTHER": "int y;"})):
+            with self.subTest(what):
+                self.assertEqual(self.record(**change), base)

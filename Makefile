@@ -45,7 +45,7 @@ TEST_ROBUST ?= versions-truncated versions-unterminated versions-crc-flip \
 	vermagic-other-release vermagic-nonprint modinfo-unterminated \
 	this-module-nobits-past-eof shoff-past-eof truncated-half empty-file \
 	not-elf unprivileged-uid unprivileged-nocap forced-vermagic \
-	layout-record-differs
+	layout-record-differs sections-share-bytes init-not-executable
 # make fuzz: (seed, index) names each input; make test runs a short fixed-seed
 # run (tests/e2e_fuzz.py: FUZZ_TEST_INPUTS per arm)
 FUZZ_SEED ?= 1

@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 import unittest
 
 from core import tables
@@ -208,9 +209,6 @@ class TestSeriesRemove(unittest.TestCase):
         self.assertEqual({r[0] for r in rows}, {"0x00000000"})
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 # The layout record's descriptions (series-remove patch 4): the arm's own
 # scripts/mod/modlayout run on small linked objects, one per variant of a
@@ -242,16 +240,14 @@ class TestLayoutRecord(unittest.TestCase):
     def setUp(self):
         if not os.access(MODLAYOUT, os.X_OK):
             self.fail(f"no {MODLAYOUT}: was the remove arm built (make remove)?")
-        self.tmp = self.enterContext(__import__("tempfile").TemporaryDirectory())
+        self.tmp = self.enterContext(tempfile.TemporaryDirectory())
 
     def record(self, **change):
         defs = LAYOUT_BASE | change
-        src = LAYOUT_SRC.replace("FIRST, SECOND", f"{defs['FIRST']}, {defs['SECOND']}")
         c, o, elf = (os.path.join(self.tmp, n) for n in ("t.c", "t.o", "t.elf"))
         with open(c, "w") as f:
-            f.write(src)
-        subprocess.run(["gcc", "-g", "-c", "-o", o, c] +
-                       [f"-D{k}={v}" for k, v in defs.items() if k not in ("FIRST", "SECOND")],
+            f.write(LAYOUT_SRC)
+        subprocess.run(["gcc", "-g", "-c", "-o", o, c] + [f"-D{k}={v}" for k, v in defs.items()],
                        check=True)
         subprocess.run(["ld", "-e", "0", "-o", elf, o], check=True)
         r = subprocess.run([MODLAYOUT, elf], capture_output=True, text=True)
@@ -277,3 +273,7 @@ class TestLayoutRecord(unittest.TestCase):
                              ("a struct only pointed to", {"OTHER": "int y;"})):
             with self.subTest(what):
                 self.assertEqual(self.record(**change), base)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -6,8 +6,13 @@ the lab did not measure.
 
 usage: python3 -m lab.cover_results ARM            print the block
        python3 -m lab.cover_results ARM --write    put it into series-ARM/0000-cover-letter.patch
+       python3 -m lab.cover_results ARM --rewrite  the same, dropping lines this report lacks
        python3 -m lab.cover_results ARM --check    fail if a line the report can render differs
-The block sits between the two marker lines below; --check ignores lines
+The block sits between the two marker lines below. --write replaces every
+line the report renders and keeps, naming each on stderr, the lines of runs
+this report did not make (generations not run, make valid, cross, fuzz,
+detect, history): a cover is refreshed by the runs that were redone, and
+never loses the others' numbers; --rewrite keeps nothing. --check ignores lines
 for generations the report does not have (make test runs fewer of them), a
 robustness line for another corpus size, and make bench's timings (which
 change on every run; --write after make bench refreshes them).
@@ -213,6 +218,30 @@ def block(lines):
     return "\n".join([BEGIN, *lines.values(), END])
 
 
+def run_dependent(key):
+    """A line that exists only where its run was made (a generation, make
+    valid, cross, fuzz, detect, history, a corpus size)."""
+    return re.match(r"  (G\d|verdicts |robustness, |detector |Debian |valid modules, |cross-built"
+                    r"|fuzz )", key) is not None
+
+
+def merge(old_lines, lines):
+    """The block --write puts in: the report's lines, in the old block's
+    order where it had them, and the old block's run-dependent lines the
+    report does not render. Returns ({key: line}, [kept keys])."""
+    out, kept = {}, []
+    for l in old_lines:
+        k = l.split(":", 1)[0]
+        if k in lines:
+            out[k] = lines[k]
+        elif run_dependent(k):
+            out[k] = l
+            kept.append(k)
+    for k, l in lines.items():
+        out.setdefault(k, l)
+    return out, kept
+
+
 def main(argv):
     if not argv or argv[0] not in ("keep", "remove") or len(argv) > 2:
         sys.exit(__doc__)
@@ -233,7 +262,12 @@ def main(argv):
     with open(cover) as f:
         text = f.read()
     m = re.search(re.escape(BEGIN) + r"\n(.*?)\n" + re.escape(END), text, re.S)
-    if mode == "--write":
+    if mode in ("--write", "--rewrite"):
+        if m and mode == "--write":
+            lines, kept = merge(m.group(1).splitlines(), lines)
+            for k in kept:
+                print(f"cover-results: kept from the cover (this report did not run it):{k}",
+                      file=sys.stderr)
         new = block(lines)
         if m:
             text = text[:m.start()] + new + text[m.end():]
@@ -251,8 +285,7 @@ def main(argv):
         # lines that depend on which generations ran may be absent either side
         # (and a robustness line, whose key names the corpus size; detector
         # and Debian-upload lines exist only where make detect / make history ran)
-        gen_dependent = lambda k: re.match(
-            r"  (G\d|verdicts |robustness, |detector |Debian |valid modules, |cross-built|fuzz )", k)
+        gen_dependent = run_dependent
         # make bench's timings differ on every run: --write refreshes them
         remeasured = lambda k: k.endswith(", make bench")
         bad = [f"cover: {have.get(k, '(missing)')}\n  lab: {l}" for k, l in lines.items()

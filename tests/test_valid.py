@@ -301,6 +301,29 @@ class CoverLine(unittest.TestCase):
         self.assertEqual(lines["  cross-built"],
                          "  cross-built: arm64 pass; missing-CRC messages 0")
 
+    def test_write_keeps_only_the_runs_this_report_did_not_make(self):
+        from lab import cover_results
+        old = ["  G2 probe-c (incompatible): base refused (old)",
+               "  G5 probe-unused (incompatible): base refused (old)",
+               "  vmlinux vs base: text -1",
+               "  fuzz seed 1, remove: 20000 inputs, 0 loader crashes",
+               "  valid modules, x86_64 set full: 9 built"]
+        new = {"  G2 probe-c (incompatible)": "  G2 probe-c (incompatible): base loaded (new)",
+               "  vmlinux vs base": "  vmlinux vs base: text -2",
+               "  G13 compatible modules kept out": "  G13 compatible modules kept out: base 0"}
+        lines, kept = cover_results.merge(old, new)
+        self.assertEqual(list(lines.values()), [
+            "  G2 probe-c (incompatible): base loaded (new)",
+            "  G5 probe-unused (incompatible): base refused (old)",
+            "  vmlinux vs base: text -2",
+            "  fuzz seed 1, remove: 20000 inputs, 0 loader crashes",
+            "  valid modules, x86_64 set full: 9 built",
+            "  G13 compatible modules kept out: base 0"])
+        self.assertEqual(kept, ["  G5 probe-unused (incompatible)", "  fuzz seed 1, remove",
+                                "  valid modules, x86_64 set full"])
+        # a line every report renders is never kept from the old cover
+        self.assertNotIn("  bzImage vs base", cover_results.merge(["  bzImage vs base: 1"], {})[0])
+
 
 class Order(unittest.TestCase):
     FACTS = {"crypto_algapi": {"depends": [], "softdep": ["cryptomgr"], "aliases": []},

@@ -239,7 +239,19 @@ def merge(old_lines, lines):
             kept.append(k)
     for k, l in lines.items():
         out.setdefault(k, l)
-    return out, kept
+    # a new line goes after the old ones of its kind (G13's after G9's)
+    rank = {}
+    for k in [l.split(":", 1)[0] for l in old_lines] + list(lines):
+        rank.setdefault(kind(k), len(rank))
+    return dict(sorted(out.items(), key=lambda kv: rank[kind(kv[0])])), kept
+
+
+def kind(key):
+    """What a results line is about, whatever its generation or run."""
+    m = re.match(r"  G\d+ (compatible|.*\((in)?compatible\))", key)
+    if m:
+        return "G compatible" if m.group(1) == "compatible" else "G " + m.group(1).rsplit("(", 1)[1]
+    return key.split()[0] if key.split() else key
 
 
 def main(argv):

@@ -319,6 +319,12 @@ class CoverLine(unittest.TestCase):
             "  fuzz seed 1, remove: 20000 inputs, 0 loader crashes",
             "  valid modules, x86_64 set full: 9 built",
             "  G13 compatible modules kept out: base 0"])
+        # a new line of a kind the old block has goes after that kind's lines
+        lines, _ = cover_results.merge(old, new | {
+            "  G13 probe-c (incompatible)": "  G13 probe-c (incompatible): x"})
+        self.assertEqual(list(lines)[:3], ["  G2 probe-c (incompatible)",
+                                           "  G5 probe-unused (incompatible)",
+                                           "  G13 probe-c (incompatible)"])
         self.assertEqual(kept, ["  G5 probe-unused (incompatible)", "  fuzz seed 1, remove",
                                 "  valid modules, x86_64 set full"])
         # a line every report renders is never kept from the old cover

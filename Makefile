@@ -198,6 +198,11 @@ detect-dwarf: tree
 bases:
 	@python3 -m compare bases --top "$(TOP)"
 
+# The arms of the report there is (make valid and make fuzz re-render it with
+# their sections, whatever ARMS they ran with)
+REPORT_ARMS = $(shell python3 -c 'import json, sys; print(" ".join(json.load(open(sys.argv[1]))["arms"]))' \
+	"$(B)/report/report.json" 2>/dev/null)
+
 report:
 	@python3 -m compare report --build "$(B)" --arms "$(shell echo $(ARMS) | tr ' ' ,)"
 
@@ -219,7 +224,8 @@ bisect: tree
 VALID_SET ?= full
 valid: tree
 	@rc=0; MODULES="$(MODULES)" sh lab/valid.sh $(VALID_SET) $(REFERENCE_ARM) $(SERIES_ARMS) || rc=$$?; \
-	[ ! -f "$(B)/report/report.json" ] || $(MAKE) --no-print-directory report; exit $$rc
+	[ ! -f "$(B)/report/report.json" ] || $(MAKE) --no-print-directory report ARMS="$(REPORT_ARMS)" || rc=1; \
+	exit $$rc
 
 cross: $(if $(CROSS_SRC),,tree)
 	@$(if $(CROSS_SRC),sh lab/cross.sh $(CROSS_ARCHES),for a in $(or $(CROSS_ARM),$(SERIES_ARMS)); do CROSS_ARM=$$a sh lab/cross.sh $(CROSS_ARCHES) || exit 1; done)
@@ -283,7 +289,7 @@ robust: $(addprefix build-,$(ARMS))
 fuzz: $(addprefix build-,$(ARMS))
 	@python3 -m fuzz.run --seed "$(FUZZ_SEED)" --inputs "$(FUZZ_INPUTS)" --arms "$(ARMS)" \
 		$(if $(FUZZ_VALID),--valid "$(FUZZ_VALID)")
-	@[ ! -f "$(B)/report/report.json" ] || $(MAKE) --no-print-directory report
+	@[ ! -f "$(B)/report/report.json" ] || $(MAKE) --no-print-directory report ARMS="$(REPORT_ARMS)"
 
 clean:
 	rm -rf "$(B)/arms" "$(B)/report" "$(B)/guest" "$(B)/steps.tsv"

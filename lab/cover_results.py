@@ -247,11 +247,10 @@ def merge(old_lines, lines):
 
 
 def kind(key):
-    """What a results line is about, whatever its generation or run."""
-    m = re.match(r"  G\d+ (compatible|.*\((in)?compatible\))", key)
-    if m:
-        return "G compatible" if m.group(1) == "compatible" else "G " + m.group(1).rsplit("(", 1)[1]
-    return key.split()[0] if key.split() else key
+    """What a results line is about, whatever its generation or run: a
+    generation's probe line by its verdict class, any other by its first word."""
+    m = re.match(r"  G\d+ (?:probe-\S+ )?(.*)", key)
+    return "G " + m.group(1) if m else (key.split() or [key])[0]
 
 
 def main(argv):
@@ -297,12 +296,11 @@ def main(argv):
         # lines that depend on which generations ran may be absent either side
         # (and a robustness line, whose key names the corpus size; detector
         # and Debian-upload lines exist only where make detect / make history ran)
-        gen_dependent = run_dependent
         # make bench's timings differ on every run: --write refreshes them
         remeasured = lambda k: k.endswith(", make bench")
         bad = [f"cover: {have.get(k, '(missing)')}\n  lab: {l}" for k, l in lines.items()
                if have.get(k) != l and not remeasured(k)
-               and (k in have or not gen_dependent(k))]
+               and (k in have or not run_dependent(k))]
         if bad:
             print("cover letter results differ from the lab's report "
                   f"(run python3 -m lab.cover_results {arm} --write):\n" + "\n".join(bad))

@@ -293,11 +293,10 @@ def main(argv):
         if not m:
             sys.exit(f"cover-results: {cover} has no results block")
         have = {l.split(":", 1)[0]: l for l in m.group(1).splitlines()}
-        # lines that depend on which generations ran may be absent either side
-        # (and a robustness line, whose key names the corpus size; detector
-        # and Debian-upload lines exist only where make detect / make history ran)
         # make bench's timings differ on every run: --write refreshes them
         remeasured = lambda k: k.endswith(", make bench")
+        # a run-dependent line (a generation, a corpus size, make detect,
+        # history, valid, cross, fuzz) may be absent on either side
         bad = [f"cover: {have.get(k, '(missing)')}\n  lab: {l}" for k, l in lines.items()
                if have.get(k) != l and not remeasured(k)
                and (k in have or not run_dependent(k))]

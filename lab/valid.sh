@@ -7,6 +7,7 @@
 # build made, dependencies first (python3 -m valid.boot). The reference
 # arm's outcome is what a series must match.
 #   build/BASE/valid/ARCH-SET/arms/ARM/{obj,logs,build.json,boot/}
+#     (obj links to build/BASE/arms/ARM/obj-valid-ARCH-SET: ccache hits)
 #   build/BASE/valid/ARCH-SET/not-taken.ARM   the set's options the tree lacks
 #   .../arms/ARM/obj/extra/, extra.json         modules from elsewhere (valid/extra.py)
 # VALID_CC=COMPILER builds all of it (kernels and modules: the configuration
@@ -53,6 +54,16 @@ for arm; do
 	[ -d "$src" ] || need_space 3 "arm $arm (a worktree of the tree)"
 	sh "$TOP/lab/worktree.sh" --probe "$src" "$ARMS_DIR/$arm/series.id" "$arm"
 	ln -sfn "$src" "$A/src"
+	# the objects live beside the arm's own obj/ (A/obj links there): kbuild
+	# names the source by absolute path and ccache makes it relative to
+	# the object folder, so only a folder as deep below the arm's worktree
+	# shares the arm's cache entries (every file the set's options leave
+	# alone is a preprocessed-mode hit; from valid/ARCH-SET/arms/ARM/obj,
+	# none was)
+	obj=$ARMS_DIR/$arm/obj-valid-$ARCH_NAME-$set_${vcc:+-$vcc}
+	[ -L "$A/obj" ] || rm -rf "$A/obj"
+	mkdir -p "$obj"
+	ln -sfn "$obj" "$A/obj"
 	cp "$ARMS_DIR/$arm/series.id" "$A/series.id"
 	# the set is one text for every base: what this tree lacks is a result
 	# (the report lists it), the arm's own fragments must still take

@@ -8,16 +8,36 @@ import argparse
 import os
 import signal
 import sys
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 
 
+# a test that takes longer is named at the end with its seconds (CI's time
+# limit is the whole make test: this says where the runner's share went)
+SLOW_S = 20
+
+
 class CountingResult(unittest.TextTestResult):
     def __init__(self, *a, **kw):
         super().__init__(*a, **kw)
         self.passed = 0
+        self.slow = []
+
+    def startTestRun(self):
+        super().startTestRun()
+        self._last = time.monotonic()
+
+    def stopTest(self, test):
+        # since the last test ended: a class's or module's fixtures count
+        # toward the test they ran before
+        super().stopTest(test)
+        now = time.monotonic()
+        if now - self._last >= SLOW_S:
+            self.slow.append((now - self._last, test.id()))
+        self._last = now
 
     def addSuccess(self, test):
         super().addSuccess(test)
@@ -46,6 +66,8 @@ def main():
     res = runner.run(suite)
     failed = len(res.failures) + len(res.errors) + len(res.unexpectedSuccesses)
     skipped = len(res.skipped)
+    for dt, name in sorted(res.slow, reverse=True):
+        print(f"slow: {dt:.0f} s {name}")
     if res.testsRun == 0:
         print("no tests ran")
         failed = 1

@@ -36,6 +36,14 @@ class Valid(unittest.TestCase):
             self.assertEqual(a["not_reached"], 0, arm)
             self.assertEqual(set(a["results"]), set(ref["results"]), arm)
 
+    def test_each_build_started_from_its_arms_objects(self):
+        # make test builds the arms first: lab/valid.sh must then start from
+        # each arm's G0 objects (an incremental build), not from scratch,
+        # or make test pays three more clean kernel builds
+        for arm, a in self.v["arms"].items():
+            with self.subTest(arm=arm):
+                self.assertEqual(a.get("build_from"), arm)
+
     def test_the_reference_loads_most_of_the_set(self):
         ref = self.v["arms"][self.v["reference"]]
         self.assertGreater(ref["loaded"], ref["booted"] // 2, ref["results"])

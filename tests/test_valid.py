@@ -159,6 +159,16 @@ class PassRule(unittest.TestCase):
         self.assertIn("`a`", md)
 
 
+class BuildCell(unittest.TestCase):
+    def test_clean_incremental_and_unknown(self):
+        from compare.sections.valid import build_cell
+        self.assertEqual(build_cell({"build_cpu_s": 412.5, "build_from": "clean"}), 412.5)
+        self.assertEqual(build_cell({"build_cpu_s": None, "build_from": "keep"}),
+                         "- (incremental on keep's build)")
+        self.assertEqual(build_cell({"build_cpu_s": None, "build_from": "clean"}), "-")
+        self.assertEqual(build_cell({"build_cpu_s": None}), "-")
+
+
 class Compiler(unittest.TestCase):
     """VALID_CC: the folder's name carries the compiler, valid.json the set and
     the compiler's own words from the reference arm's configuration."""

@@ -141,6 +141,10 @@ def summarize(vdir, arms, per_arm, mods_by_arm, skip):
             cpu = json.loads((vdir / "arms" / arm / "build-clean.json").read_text()).get("cpu_s")
         except (OSError, ValueError):
             cpu = None
+        try:      # lab/valid.sh's: "clean", or the arm whose objects it started from
+            build_from = (vdir / "arms" / arm / "build.from").read_text().strip() or None
+        except OSError:
+            build_from = None
         try:      # valid/extra.py's: the packages built against this arm
             out.setdefault("extra", {})[arm] = json.loads(
                 (vdir / "arms" / arm / "extra.json").read_text())
@@ -154,7 +158,7 @@ def summarize(vdir, arms, per_arm, mods_by_arm, skip):
             "refused": sum(1 for r in res.values() if r["outcome"].startswith(("refused", "setup"))),
             "crashed": sum(1 for r in res.values() if r["outcome"] in ("crashed", "timeout")),
             "not_reached": sum(1 for r in res.values() if r["outcome"] == "not-reached"),
-            "boots": per_arm[arm]["boots"], "build_cpu_s": cpu,
+            "boots": per_arm[arm]["boots"], "build_cpu_s": cpu, "build_from": build_from,
             "results": {m: {"outcome": r["outcome"], "reason": reason(r), "unload": r["unload"]}
                         for m, r in sorted(res.items())}}
     refres = per_arm[ref]["results"]

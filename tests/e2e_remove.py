@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """End-to-end checks of series-remove on the run `make test` just did: the
-series is clean (lint, checkpatch), the tree it leaves has no live
+series is clean (lint; e2e_series runs checkpatch), the tree it leaves has no live
 modversions code left (git grep against a commented allowlist), and the
 remove arm really is built without symbol versions and with the ABI string
 in vermagic. Skipped only when series-remove/series does not exist."""

@@ -2,10 +2,12 @@
 """A series folder as git format-patch wrote it: its series file, the
 patches' subjects, and the form a kernel maintainer expects (checked by
 the unit tests for every base, without a tree)."""
+import concurrent.futures
 import email
 import glob
 import os
 import re
+import subprocess
 
 # the subsystem prefix as kernel logs spell it: kbuild:, MIPS:, Documentation/kbuild:
 SUBJECT = re.compile(r"^\[RFC PATCH (\d+)/(\d+)\] ([A-Za-z0-9_/.-]+(?:, [A-Za-z0-9_/.-]+)*): (.+)$")
@@ -23,6 +25,17 @@ def listed(d):
     with open(os.path.join(d, "series")) as f:
         return [os.path.join(d, l.strip()) for l in f
                 if l.strip() and not l.startswith("#")]
+
+
+def checkpatch(tree, patches, args=()):
+    """{patch: CompletedProcess} of the tree's own checkpatch.pl on each
+    patch, one process per core at a time (each is single-threaded perl, and
+    a series takes a minute or more one by one)."""
+    def one(p):
+        return p, subprocess.run(["perl", "scripts/checkpatch.pl", *args, p], cwd=tree,
+                                 capture_output=True, text=True)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as ex:
+        return dict(ex.map(one, patches))
 
 
 def problems(d):

@@ -88,10 +88,10 @@ class OtherBases(unittest.TestCase):
         for b in self.bases:
             tree = tree_of(b)
             for arm, patches in series_of(b).items():
+                runs = series.checkpatch(tree, patches, CHECKPATCH_ARGS)
                 for p in patches:
                     with self.subTest(base=b, arm=arm, patch=os.path.basename(p)):
-                        r = subprocess.run(["perl", "scripts/checkpatch.pl", *CHECKPATCH_ARGS, p],
-                                           cwd=tree, capture_output=True, text=True)
+                        r = runs[p]
                         m = re.search(r"total: (\d+) errors, (\d+) warnings, (\d+) checks",
                                       r.stdout)
                         self.assertTrue(m, r.stdout[-2000:] + r.stderr[-500:])

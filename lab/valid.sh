@@ -101,6 +101,13 @@ for arm; do
 		if [ -n "$seed" ]; then
 			rm -rf "$obj" && cp -a "$seed" "$obj" ||
 				die "valid $set_: cannot copy $arm's objects to $obj"
+			# the host tools' (objtool's) command and dependency
+			# files name their output folder by absolute path: moved
+			# along, or objtool is rebuilt and with it every object
+			grep -rlF --include='*.cmd' --include='*.d' "$seed/" "$obj" |
+				while IFS= read -r f; do
+					sed -i "s|$seed/|$obj/|g" "$f" || exit 1
+				done || die "valid $set_: cannot move the tools' records to $obj"
 		fi
 		mkdir -p "$A/obj"
 		valid_config "$frags" "$vfrag" ||

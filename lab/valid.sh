@@ -54,6 +54,15 @@ valid_config() {
 	  "$src/scripts/kconfig/merge_config.sh" -m -O "$A/obj" "$A/obj/.config" $1 "$2" &&
 	  make -C "$src" O="$A/obj" $KARGS olddefconfig; } >"$A/logs/config.log" 2>&1
 }
+# same_make BUILD_JSON: the arm's last kernel make (lab/cputime.py's record)
+# had this run's ARCH=, CROSS_COMPILE=, LLVM= and CC= (no copy of another
+# architecture's objects)
+same_make() {
+	[ -f "$1" ] || return 1
+	for _w in $KARGS "CC=$KCC"; do
+		grep -qF "\"$_w\"" "$1" || return 1
+	done
+}
 # same_target CONFIG CONFIG: the same architecture, word size and compiler
 same_target() {
 	for _k in '^# Linux/' '^CONFIG_64BIT=' '^CONFIG_CC_VERSION_TEXT='; do
@@ -94,7 +103,8 @@ for arm; do
 	# gives in a fraction of the time. Otherwise, or with no arm build,
 	# from scratch.
 	seed=$ARMS_DIR/$arm/obj
-	[ ! -f "$A/obj/vmlinux" ] && [ -f "$seed/vmlinux" ] && [ -f "$seed/.config" ] || seed=
+	[ ! -f "$A/obj/vmlinux" ] && [ -f "$seed/vmlinux" ] && [ -f "$seed/.config" ] &&
+		same_make "$ARMS_DIR/$arm/build.json" || seed=
 	if [ -n "$seed" ] || [ "$(cat "$A/config.id" 2>/dev/null)" != "$config_id" ] ||
 	   [ ! -f "$A/obj/.config" ]; then
 		step CONFIG "valid $set_ $arm${seed:+ (on the objects of $arm)}"

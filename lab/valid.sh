@@ -64,6 +64,8 @@ same_make() {
 	done
 }
 # same_target CONFIG CONFIG: the same architecture, word size and compiler
+# (after same_make: sparc32 and sparc64, powerpc32 and 64 share ARCH= and
+# can share a compiler; only the configuration tells them apart)
 same_target() {
 	for _k in '^# Linux/' '^CONFIG_64BIT=' '^CONFIG_CC_VERSION_TEXT='; do
 		[ "$(grep -m1 "$_k" "$1")" = "$(grep -m1 "$_k" "$2")" ] || return 1
@@ -119,7 +121,6 @@ for arm; do
 					sed -i "s|$seed/|$obj/|g" "$f" || exit 1
 				done || die "valid $set_: cannot move the tools' records to $obj"
 		fi
-		mkdir -p "$A/obj"
 		valid_config "$frags" "$vfrag" ||
 			die "config of valid $set_ $arm failed (log: $A/logs/config.log)"
 		if [ -n "$seed" ] && ! same_target "$seed/.config" "$A/obj/.config"; then

@@ -171,7 +171,41 @@ def history_line(b=None):
 
 def abiname(n, b=None):
     """Upload n's ABI name in the history line ("X.Y.0-{N}" -> "X.Y.0-57")."""
-    return history_line(b).replace("{N}", str(n))
+    return fill(history_line(b), n)
+
+
+# An upload of a line is its number N, or "N.R" for a respin: Debian names an
+# ABI bump without a new upstream release X.Y.N+debNN.R,
+# an upload a user of the line installs like any other.
+UPLOAD = re.compile(r"^(\d+)(?:\.(\d+))?$")
+
+
+def upload_id(s):
+    """An upload as the lab keeps it: int N, or the string "N.R" of a respin;
+    ValueError for anything else."""
+    m = UPLOAD.match(str(s))
+    if not m:
+        raise ValueError(f"{s!r} is not an upload (N, or N.R for a respin)")
+    return int(m.group(1)) if m.group(2) is None else f"{int(m.group(1))}.{int(m.group(2))}"
+
+
+def upload_key(n):
+    """Upload order: N, then its respins (115 < 115.1 < 116)."""
+    return tuple(int(x) for x in str(n).split("."))
+
+
+def fill(pattern, n):
+    """An upload's ABI name: the line's pattern with {N} its number, a
+    respin's .R after it ("X.Y.{N}+debNN", "N.R" -> "X.Y.N+debNN.R")."""
+    num, _, respin = str(n).partition(".")
+    return pattern.replace("{N}", num) + (f".{respin}" if respin else "")
+
+
+def upload_of(pattern, abi):
+    """The upload of the line an ABI name is, or None (fill's inverse)."""
+    pre, _, post = pattern.partition("{N}")
+    m = re.match(re.escape(pre) + r"(\d+)" + re.escape(post) + r"(?:\.(\d+))?$", abi)
+    return upload_id(m.group(1) + (f".{m.group(2)}" if m.group(2) else "")) if m else None
 
 
 def flavour(a=None):

@@ -28,13 +28,13 @@ def read_lines(path):
             continue
         name, pattern, suites, apt, kbuild, ups, od = ln.split("\t")
         out.append({"name": name, "pattern": pattern, "suites": suites.split(","), "apt": apt,
-                    "kbuild": kbuild, "uploads": [int(x) for x in ups.split()], "out": od})
+                    "kbuild": kbuild, "uploads": [tables.upload_id(x) for x in ups.split()], "out": od})
     return out
 
 
 def upload_row(ln, n):
     root = upload_paths(ln["out"], n, ln["pattern"])["root"]
-    return {"abiname": ln["pattern"].replace("{N}", str(n)), "line": ln["name"],
+    return {"abiname": tables.fill(ln["pattern"], n), "line": ln["name"],
             "fetched": (root / ".done").exists(),
             "mechanism": mechanism.of_upload(root) if (root / ".done").exists() else None}
 
@@ -59,7 +59,7 @@ def cross(a, b, sample):
     ch = churn(sa, sv)
     loaded = sum(1 for v in verdicts.values() if v == "loaded")
     n = len(verdicts)
-    res = {"from": a["pattern"].replace("{N}", str(fa)), "to": b["pattern"].replace("{N}", str(tb)),
+    res = {"from": tables.fill(a["pattern"], fa), "to": tables.fill(b["pattern"], tb),
            "from_line": a["name"], "to_line": b["name"], "of": n, "loaded": loaded,
            "refused_by": reasons, **ch,
            "survive": {"per-upload": 0, "bump-on-crc-change":
@@ -108,7 +108,7 @@ def main(argv):
     for ln in lines:
         h = pathlib.Path(ln["out"]) / "history.json"
         res["lines"].append({k: ln[k] for k in ("name", "pattern", "suites", "apt", "out")}
-                            | {"uploads": [ln["pattern"].replace("{N}", str(n))
+                            | {"uploads": [tables.fill(ln["pattern"], n)
                                            for n in ln["uploads"]],
                                "history": str(h) if h.exists() else None})
         res["uploads"] += [upload_row(ln, n) for n in ln["uploads"]]

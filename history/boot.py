@@ -182,9 +182,9 @@ def guest_path(host):
     /m/d<upload>-<pkg>/<file>.ko for one built under OUT/dkms/build/<pkg>/<upload>/:
     distinct builds of a module never share a guest path."""
     p = os.path.abspath(host)
-    if m := re.search(r"/up/(\d+)/", p):
+    if m := re.search(r"/up/(\d+(?:\.\d+)?)/", p):
         return f"/m/u{m.group(1)}/{os.path.basename(p)}"
-    if m := re.search(r"/dkms/build/([^/]+)/(\d+)/", p):
+    if m := re.search(r"/dkms/build/([^/]+)/(\d+(?:\.\d+)?)/", p):
         return f"/m/d{m.group(2)}-{m.group(1)}/{os.path.basename(p)}"
     raise ValueError(f"{host}: not a module of an upload or of a DKMS build")
 
@@ -272,7 +272,7 @@ def boot_all(out, to, boot, cases, env, helpers=("loop",), images=()):
 def sources(nums, i):
     """The uploads whose copies boot into upload i: the first (the plot's line)
     and the one before (the update a user makes), never every earlier one."""
-    return sorted({nums[0], nums[i - 1]}, key=int)
+    return sorted({nums[0], nums[i - 1]}, key=tables.upload_key)
 
 
 def case_of(out, n, mod, facts, name, check):
@@ -285,7 +285,7 @@ def main(argv):
     if len(argv) < 4:
         print("usage: python3 -m history.boot OUT SAMPLE.tsv ABINUM...", file=sys.stderr)
         return 2
-    out, sample_path, nums = argv[1], argv[2], sorted(argv[3:], key=int)
+    out, sample_path, nums = argv[1], argv[2], sorted(argv[3:], key=tables.upload_key)
     try:
         sample = read_sample(sample_path)
         matrix = json.loads((pathlib.Path(out) / "matrix.json").read_text())

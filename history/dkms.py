@@ -244,7 +244,7 @@ def main(argv):
         print("usage: python3 -m history.dkms OUT DKMS.tsv [--all] [--modules DIR] ABINUM...",
               file=sys.stderr)
         return 2
-    out, table, nums = args[0], args[1], sorted(args[2:], key=int)
+    out, table, nums = args[0], args[1], sorted(args[2:], key=tables.upload_key)
     logs = pathlib.Path(out) / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     try:

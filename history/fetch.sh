@@ -11,11 +11,18 @@ set -u
 . "$(dirname "$0")/../lab/common.sh"
 out=${1:?usage: fetch.sh OUT [ABINUM...] | --list}; shift
 # the line (make history sets HIST_* per line from history/lines.py; else
-# the base's own): an upload's ABI name is its pattern with {N} its number
+# the base's own): an upload's ABI name is its pattern with {N} its number;
+# a respin (X.Y.N+debNN.R, an ABI bump without a new upstream release) is
+# upload N.R
 line=${HIST_ABINAME:-$BASE_ABINAME} kbuild=${HIST_KBUILD:-$BASE_KBUILD}
 apt=${HIST_APT:-$BASE_APT} suites=${HIST_SUITES:-$BASE_SUITE}
 pre=${line%%"{N}"*} post=${line#*"{N}"} fl=$BASE_FLAVOUR
-abi() { printf '%s%s%s' "$pre" "$1" "$post"; }
+abi() {
+	case $1 in
+	*.*) printf '%s%s%s.%s' "$pre" "${1%%.*}" "$post" "${1#*.}" ;;
+	*) printf '%s%s%s' "$pre" "$1" "$post" ;;
+	esac
+}
 # apt-cache / apt-get download on the host's lists, or on each suite's private ones
 acache() {
 	if [ "$apt" = host ]; then apt-cache "$@"; return; fi
@@ -31,9 +38,13 @@ adownload() {
 served=$(acache pkgnames "linux-headers-$pre" | sort -u | while read -r p; do
 	n=${p#"linux-headers-$pre"}
 	[ "$n" != "$p" ] || continue
-	n=${n%"$post-$fl"}
-	case $n in ''|*[!0-9]*) ;; *) [ "$p" = "linux-headers-$(abi "$n")-$fl" ] && echo "$n" ;; esac
-done | sort -n)
+	n=${n%"-$fl"}
+	case $n in
+	*"$post".*) n=${n%%"$post".*}.${n##*"$post".} ;;
+	*) n=${n%"$post"} ;;
+	esac
+	case $n in ''|*[!0-9.]*|.*|*.|*.*.*) ;; *) [ "$p" = "linux-headers-$(abi "$n")-$fl" ] && echo "$n" ;; esac
+done | sort -t. -k1,1n -k2,2n)
 [ -n "$served" ] || { echo "history: apt-cache lists no linux-headers-$(abi N)-$fl (run apt-get update?)" >&2; exit 1; }
 if [ "$out" = --list ]; then echo "$served"; exit 0; fi
 want=${*:-$served}

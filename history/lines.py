@@ -21,9 +21,10 @@ from core import tables
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SUITES_TSV = os.path.join(TOP, "history", "suites.tsv")
-# an ABI name with an upload number: X.Y.Z-N (older lines) or X.Y.N+debNN;
-# anything else (a respin such as X.Y.N+debNN.1) is named, not followed
-ABI = re.compile(r"^(\d+\.\d+\.(?:\d+-)?)(\d+)(\+deb\d+)?$")
+# an ABI name with an upload number: X.Y.Z-N (older lines) or X.Y.N+debNN,
+# or a respin of one (X.Y.N+debNN.R: upload "N.R", core/tables.upload_id);
+# anything else is named, not followed
+ABI = re.compile(r"^(\d+\.\d+\.(?:\d+-)?)(\d+)(?:(\+deb\d+)(?:\.(\d+))?)?$")
 
 
 class LineError(Exception):
@@ -31,9 +32,12 @@ class LineError(Exception):
 
 
 def split_abi(abi):
-    """(pattern with {N}, upload number) of an ABI name, or None."""
+    """(pattern with {N}, upload) of an ABI name, or None."""
     m = ABI.match(abi)
-    return (m.group(1) + "{N}" + (m.group(3) or ""), int(m.group(2))) if m else None
+    if not m:
+        return None
+    n = m.group(2) + (f".{m.group(4)}" if m.group(4) else "")
+    return m.group(1) + "{N}" + (m.group(3) or ""), tables.upload_id(n)
 
 
 def name_of(pattern):
@@ -118,10 +122,10 @@ def discover(suites=None, flavour=None):
     out = []
     for pattern in sorted(lines, key=order_key):
         ln = lines[pattern]
-        ups = sorted(ln["uploads"])
-        first = pattern.replace("{N}", str(ups[0]))
+        ups = sorted(ln["uploads"], key=tables.upload_key)
+        first = tables.fill(pattern, ups[0])
         if ln["apt"] == "host":     # the host's lists are one: name the suite that serves it
-            got = [host_suite(pattern.replace("{N}", str(n)), flavour) for n in (ups[0], ups[-1])]
+            got = [host_suite(tables.fill(pattern, n), flavour) for n in (ups[0], ups[-1])]
             ln["suites"] = list(dict.fromkeys(x for x in got if x)) or ln["suites"]
         ln["kbuild"] = kbuild_of(pattern, first, ln["suites"][0], ln["apt"])
         out.append({**ln, "uploads": ups})
@@ -159,8 +163,8 @@ def select(lines, history, base_pattern):
             pick = ups
         elif sel.startswith("newest:") and sel[7:].isdigit():
             pick = ups[-int(sel[7:]):] if int(sel[7:]) else []
-        elif all(x.isdigit() for x in sel.split(",")):
-            pick = [int(x) for x in sel.split(",")]
+        elif all(tables.UPLOAD.match(x) for x in sel.split(",")):
+            pick = [tables.upload_id(x) for x in sel.split(",")]
             bad = [x for x in pick if x not in ups]
             if bad:
                 raise LineError(f"HISTORY: {line} has no upload {bad[0]} (served: "
@@ -169,7 +173,8 @@ def select(lines, history, base_pattern):
             raise LineError(f"HISTORY: {t!r}: want an ABI name, LINE, LINE=newest:K or "
                             "LINE=N,M")
         want.setdefault(line, set()).update(pick)
-    return [{**ln, "uploads": sorted(want[ln["name"]])} for ln in lines if ln["name"] in want]
+    return [{**ln, "uploads": sorted(want[ln["name"]], key=tables.upload_key)}
+            for ln in lines if ln["name"] in want]
 
 
 def main(argv):
@@ -188,7 +193,7 @@ def main(argv):
         print("history: the archive serves no kernel line (apt-get update?)", file=sys.stderr)
         return 1
     for a in skipped:
-        print(f"history: {a}: not an ABI name of a line (X.Y.Z-N or X.Y.N+debNN), "
+        print(f"history: {a}: not an ABI name of a line (X.Y.Z-N or X.Y.N+debNN[.R]), "
               "not followed", file=sys.stderr)
     for ln in lines:
         print("\t".join([ln["name"], ln["pattern"], ",".join(ln["suites"]), ln["apt"], ln["kbuild"],

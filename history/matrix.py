@@ -19,7 +19,7 @@ def upload_paths(out, n, line=None):
     """Where upload n of the history line (a pattern; default the one being
     run, tables.history_line()) is unpacked under OUT."""
     root = pathlib.Path(out) / "up" / str(n)
-    rel = f"{(line or tables.history_line()).replace('{N}', str(n))}-{tables.flavour()}"
+    rel = f"{tables.fill(line or tables.history_line(), n)}-{tables.flavour()}"
     return {"root": root, "mods": root / "lib/modules" / rel / "kernel",
             "symvers": root / "usr/src" / f"linux-headers-{rel}" / "Module.symvers",
             "vmlinuz": root / "boot" / f"vmlinuz-{rel}"}
@@ -118,7 +118,7 @@ def main(argv):
     if len(argv) < 3:
         print("usage: python3 -m history.matrix OUT ABINUM...", file=sys.stderr)
         return 2
-    out, nums = argv[1], sorted(argv[2:], key=int)
+    out, nums = argv[1], sorted(argv[2:], key=tables.upload_key)
     try:
         facts = {n: upload_facts(out, n) for n in nums}
         symvers = {n: read_symvers(upload_paths(out, n)["symvers"]) for n in nums}

@@ -43,7 +43,7 @@ class History(unittest.TestCase):
 
     def test_follows_from_crcs(self):
         for u in self.h["updates"]:
-            name = lambda n: self.h["abiname"].replace("{N}", str(n))
+            name = lambda n: tables.fill(self.h["abiname"], n)
             cases = [c for c in self.h["sample"] if name(c["from"]) == u["from"]
                      and name(c["to"]) == u["to"]]
             mv = u["survive"]["modversions"]

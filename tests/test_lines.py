@@ -6,13 +6,15 @@ import tempfile
 import unittest
 from unittest import mock
 
+from core import tables
 from history import lines, mechanism
 
 SERVED = {
     "bookworm": ["6.1.0-47", "6.1.0-57", "6.1.0-57-cloud", "6.12", "6.12.107+deb12",
                  "6.12.118+deb12", "6.12.118+deb12-rt"],
     "trixie": ["6.12.107+deb13", "6.12.117+deb13"],
-    "trixie-security": ["6.12.111+deb13", "6.12.115+deb13.1", "6.12.117+deb13"],
+    "trixie-security": ["6.12.111+deb13", "6.12.115+deb13.1", "6.12.115+deb13.1.2",
+                        "6.12.117+deb13"],
     "sid": ["7.2.13+deb14", "7.2.13+deb14-cloud"],
 }
 SUITES = [{"suite": "bookworm", "apt": "host"}, {"suite": "bookworm-security", "apt": "host"},
@@ -32,8 +34,25 @@ class Lines(unittest.TestCase):
         self.assertEqual(lines.split_abi("6.1.0-57"), ("6.1.0-{N}", 57))
         self.assertEqual(lines.split_abi("6.12.118+deb12"), ("6.12.{N}+deb12", 118))
         self.assertEqual(lines.split_abi("7.2.13+deb14"), ("7.2.{N}+deb14", 13))
-        for bad in ("6.12", "6.12.115+deb13.1", "6.1.0-57-cloud", "amd64"):
+        # a respin: an ABI bump without a new upstream release, upload "N.R"
+        self.assertEqual(lines.split_abi("6.12.115+deb13.1"), ("6.12.{N}+deb13", "115.1"))
+        for bad in ("6.12", "6.12.115+deb13.1.2", "6.12.115+deb13.", "6.1.0-57-cloud",
+                    "6.12.115+deb13.1-rt", "amd64"):
             self.assertIsNone(lines.split_abi(bad), bad)
+
+    def test_upload_names_round_trip(self):
+        for pattern, n, abi in (("6.1.0-{N}", 57, "6.1.0-57"),
+                                ("6.12.{N}+deb13", 115, "6.12.115+deb13"),
+                                ("6.12.{N}+deb13", "115.1", "6.12.115+deb13.1")):
+            self.assertEqual(tables.fill(pattern, n), abi)
+            self.assertEqual(tables.upload_of(pattern, abi), n)
+            self.assertEqual(lines.split_abi(abi), (pattern, n))
+        self.assertIsNone(tables.upload_of("6.12.{N}+deb13", "6.12.115+deb12"))
+        self.assertEqual(sorted(["116", "115.1", 115, "9", "115.10", "115.2"], key=tables.upload_key),
+                         ["9", 115, "115.1", "115.2", "115.10", "116"])
+        for bad in ("115.", ".1", "115.1.2", "x", ""):
+            with self.assertRaises(ValueError, msg=bad):
+                tables.upload_id(bad)
 
     def test_discover_groups_and_orders(self):
         got, skipped = fake_discover()
@@ -41,10 +60,11 @@ class Lines(unittest.TestCase):
                          ["6.1.0-N", "6.12.N+deb12", "6.12.N+deb13", "7.2.N+deb14"])
         deb13 = got[2]
         # one line from two suites: every upload, both suites to download from
-        self.assertEqual(deb13["uploads"], [107, 111, 117])
+        # one line from two suites: every upload, the respin in its place
+        self.assertEqual(deb13["uploads"], [107, 111, "115.1", 117])
         self.assertEqual(deb13["suites"], ["trixie", "trixie-security"])
         # another flavour and a metapackage are not lines; an irregular name is said
-        self.assertEqual(skipped, ["6.12.115+deb13.1"])
+        self.assertEqual(skipped, ["6.12.115+deb13.1.2"])
 
     def test_select(self):
         got, _ = fake_discover()
@@ -53,9 +73,12 @@ class Lines(unittest.TestCase):
         self.assertEqual(pick("newest:1"), {"6.1.0-N": [57]})
         self.assertEqual(pick("47 57"), {"6.1.0-N": [47, 57]})
         self.assertEqual(pick("6.12.N+deb13=newest:2 7.2.13+deb14"),
-                         {"6.12.N+deb13": [111, 117], "7.2.N+deb14": [13]})
+                         {"6.12.N+deb13": ["115.1", 117], "7.2.N+deb14": [13]})
+        self.assertEqual(pick("6.12.N+deb13=107,115.1"), {"6.12.N+deb13": [107, "115.1"]})
+        self.assertEqual(pick("6.12.115+deb13.1"), {"6.12.N+deb13": ["115.1"]})
         self.assertEqual(pick("6.12.N+deb12"), {"6.12.N+deb12": [107, 118]})
-        for bad in ("6.1.0-N=99", "9.9.N+deb99", "6.12.N+deb12=oldest", "48"):
+        for bad in ("6.1.0-N=99", "9.9.N+deb99", "6.12.N+deb12=oldest", "48",
+                    "6.12.N+deb13=115", "6.12.N+deb13=115.1.1"):
             with self.assertRaises(lines.LineError, msg=bad):
                 pick(bad)
 

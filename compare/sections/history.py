@@ -3,7 +3,6 @@
 and real DKMS modules, and what each versioning policy does with them (make
 history)."""
 import json
-import re
 
 from core import tables
 from history.summary import svg
@@ -16,17 +15,15 @@ TITLE = "Real updates: Debian's uploads"
 
 
 def line_of(data):
-    """(base, ABI name of upload n, upload number of an ABI name) of the
+    """(base, ABI name of upload n, upload order of an ABI name) of the
     history line the file was made from (a file without: the selected base)."""
     b = tables.base()
     pattern = data.get("abiname") or b["abiname"]
-    pre, _, post = pattern.partition("{N}")
-    num_re = re.compile(re.escape(pre) + r"(\d+)" + re.escape(post) + "$")
 
     def number(abi):
-        m = num_re.match(abi)
-        return int(m.group(1)) if m else -1
-    return data.get("base") or b["base"], lambda n: pattern.replace("{N}", str(n)), number
+        n = tables.upload_of(pattern, abi)
+        return (-1,) if n is None else tables.upload_key(n)
+    return data.get("base") or b["base"], lambda n: tables.fill(pattern, n), number
 
 
 def load(build, report):

@@ -24,6 +24,8 @@ from history.boot import boot_all, dep_order
 from history.matrix import upload_facts, upload_paths
 from history.modfacts import FactsError, modname, module_facts, read_symvers
 
+TOP = pathlib.Path(__file__).resolve().parent.parent
+
 
 def read_table(path):
     """The -dkms packages table; a bad line is a ValueError naming FILE:LINE."""
@@ -67,11 +69,33 @@ def fetch(out, package, download=("apt-get", "download", "-q")):
     return tops[0], (root / "package").read_text()
 
 
-def discover():
-    """Every -dkms package the host's archive lists that carries module source
+def line_apt():
+    """(apt, [suite]) the packages of the line being run come from: make
+    history's HIST_APT and HIST_SUITES (history/lines.sh), else the base's."""
+    b = tables.base()
+    return (os.environ.get("HIST_APT") or b["apt"],
+            (os.environ.get("HIST_SUITES") or b["suite"]).split(","))
+
+
+def downloads(apt, suites):
+    """The commands that download a package of the line, tried in order: the
+    host's apt, or lab/apt.sh's private configuration for each suite (a
+    trixie user's -dkms packages are trixie's, not the host's bookworm ones)."""
+    if apt == "host":
+        return [("apt-get", "download", "-q")]
+    return [("sh", str(TOP / "lab/apt.sh"), s, "download") for s in suites]
+
+
+def discover(apt="host", suites=()):
+    """Every -dkms package the line's archive lists that carries module source
     (dh-dkms is the packaging helper, not a module)."""
-    r = subprocess.run(["apt-cache", "pkgnames"], capture_output=True, text=True)
-    return sorted(p for p in r.stdout.split() if p.endswith("-dkms") and p != "dh-dkms")
+    cmds = ([["apt-cache", "pkgnames"]] if apt == "host" else
+            [["sh", str(TOP / "lab/apt.sh"), s, "cache", "pkgnames"] for s in suites])
+    names = set()
+    for c in cmds:
+        r = subprocess.run(c, capture_output=True, text=True)
+        names.update(r.stdout.split())
+    return sorted(p for p in names if p.endswith("-dkms") and p != "dh-dkms")
 
 
 def first_error(log):
@@ -253,13 +277,19 @@ def main(argv):
         print(f"history: {e}", file=sys.stderr)
         return 1
     pkgs, rc = {}, 0
-    names = list(dict.fromkeys([r["package"] for r in rows] + (discover() if every else [])))
+    apt, suites = line_apt()
+    names = list(dict.fromkeys([r["package"] for r in rows]
+                               + (discover(apt, suites) if every else [])))
     for pkg in names:
-        try:
-            pkgs[pkg] = fetch(out, pkg)
-        except (RuntimeError, OSError, subprocess.CalledProcessError) as e:
-            print(f"history: {e}", file=sys.stderr)
-            pkgs[pkg] = None
+        pkgs[pkg] = None
+        dls = downloads(apt, suites)
+        for i, dl in enumerate(dls):
+            try:
+                pkgs[pkg] = fetch(out, pkg, dl)
+                break
+            except (RuntimeError, OSError, subprocess.CalledProcessError) as e:
+                if i == len(dls) - 1:   # no suite of the line has it
+                    print(f"history: {e}", file=sys.stderr)
             rc = 1
     if user:
         u = pathlib.Path(user)

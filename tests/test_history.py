@@ -6,6 +6,7 @@ import pathlib
 import struct
 import tempfile
 import unittest
+from unittest import mock
 
 from compare import doc
 from core import plot
@@ -121,6 +122,29 @@ class Facts(unittest.TestCase):
         (self.d / "short").write_text("0x1 printk\n")
         with self.assertRaises(FactsError):
             read_symvers(self.d / "short")
+
+
+class DkmsSource(unittest.TestCase):
+    """A line's -dkms packages come from its own suites (a trixie user's, not
+    the host's bookworm ones)."""
+    def test_private_line_asks_each_suite(self):
+        calls = []
+
+        def run(cmd, **kw):
+            calls.append(cmd)
+            out = {"trixie": "a-dkms dh-dkms linux-x", "trixie-security": "b-dkms a-dkms"}
+            return mock.Mock(stdout=out.get(cmd[2], "host-dkms"), returncode=0)
+        with mock.patch.object(dkms.subprocess, "run", run):
+            got = dkms.discover("private", ["trixie", "trixie-security"])
+        self.assertEqual(got, ["a-dkms", "b-dkms"])
+        self.assertEqual([c[2:4] for c in calls], [["trixie", "cache"], ["trixie-security", "cache"]])
+        self.assertEqual([d[2] for d in dkms.downloads("private", ["trixie", "trixie-security"])],
+                         ["trixie", "trixie-security"])
+        self.assertEqual(dkms.downloads("host", ["bookworm"]), [("apt-get", "download", "-q")])
+
+    def test_line_from_make_history(self):
+        with mock.patch.dict(dkms.os.environ, {"HIST_APT": "private", "HIST_SUITES": "sid"}):
+            self.assertEqual(dkms.line_apt(), ("private", ["sid"]))
 
 
 class Matrix(unittest.TestCase):

@@ -80,7 +80,7 @@ def line_apt():
 def downloads(apt, suites):
     """The commands that download a package of the line, tried in order: the
     host's apt, or lab/apt.sh's private configuration for each suite (a
-    trixie user's -dkms packages are trixie's, not the host's bookworm ones)."""
+    user of a newer release gets that release's -dkms packages, not the host's)."""
     if apt == "host":
         return [("apt-get", "download", "-q")]
     return [("sh", str(TOP / "lab/apt.sh"), s, "download") for s in suites]

@@ -20,6 +20,7 @@ import subprocess
 import sys
 
 from core import tables
+from history.lines import LineError, apt_cache
 from history.boot import boot_all, dep_order
 from history.matrix import upload_facts, upload_paths
 from history.modfacts import FactsError, modname, module_facts, read_symvers
@@ -88,13 +89,14 @@ def downloads(apt, suites):
 
 def discover(apt="host", suites=()):
     """Every -dkms package the line's archive lists that carries module source
-    (dh-dkms is the packaging helper, not a module)."""
-    cmds = ([["apt-cache", "pkgnames"]] if apt == "host" else
-            [["sh", str(TOP / "lab/apt.sh"), s, "cache", "pkgnames"] for s in suites])
+    (dh-dkms is the packaging helper, not a module); a suite apt cannot list
+    adds none."""
     names = set()
-    for c in cmds:
-        r = subprocess.run(c, capture_output=True, text=True)
-        names.update(r.stdout.split())
+    for s in (suites if apt != "host" else [""]):   # the host's lists are one
+        try:
+            names.update(apt_cache(s, apt, "pkgnames").split())
+        except LineError:
+            pass
     return sorted(p for p in names if p.endswith("-dkms") and p != "dh-dkms")
 
 
@@ -280,9 +282,9 @@ def main(argv):
     apt, suites = line_apt()
     names = list(dict.fromkeys([r["package"] for r in rows]
                                + (discover(apt, suites) if every else [])))
+    dls = downloads(apt, suites)
     for pkg in names:
         pkgs[pkg] = None
-        dls = downloads(apt, suites)
         for i, dl in enumerate(dls):
             try:
                 pkgs[pkg] = fetch(out, pkg, dl)

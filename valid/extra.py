@@ -18,7 +18,7 @@ import subprocess
 import sys
 
 from core import tables
-from history.dkms import fetch, first_error, read_table
+from history.dkms import downloads, fetch, first_error, read_table
 
 TOP = pathlib.Path(__file__).resolve().parent.parent
 BUILD_TIMEOUT = 1800
@@ -29,9 +29,7 @@ def download():
     apt, or the lab's private configuration (lab/apt.sh) where the host's
     sources do not reach it (a private suite's packages)."""
     b = tables.base()
-    if b["apt"] == "host":
-        return ("apt-get", "download", "-q")
-    return ("sh", str(TOP / "lab/apt.sh"), b["suite"], "download")
+    return downloads(b["apt"], [b["suite"]])[0]
 
 
 def sources(vroot, table, user):

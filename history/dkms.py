@@ -2,7 +2,8 @@
 """Real out-of-tree modules across real updates: every -dkms package the
 archive has (--all; else those of history/dkms.tsv) and a user's MODULES=DIR
 are built against every upload's unpacked headers by dkms itself (its own
-tree under OUT, --kernelsourcedir: nothing is installed), or with M= for a
+tree under OUT, --kernelsourcedir: no kernel is installed; what a package
+Depends on is, as root, as apt would), or with M= for a
 folder without dkms.conf, and each build is loaded into its own kernel and
 every later one (one boot per kernel), with a check where dkms.tsv gives one.
 A build that fails is a result with its first error line; a kernel the
@@ -64,6 +65,11 @@ def fetch(out, package, download=("apt-get", "download", "-q")):
                              capture_output=True, text=True, check=True).stdout
         (root / "package").write_text(ver)
         stamp.touch()
+    if not (root / "depends").exists():     # also for a package unpacked before it was kept
+        deb = glob.glob(str(d / "debs" / f"{package}_*.deb"))
+        (root / "depends").write_text(subprocess.run(
+            ["dpkg-deb", "-f", deb[0], "Depends"], capture_output=True, text=True,
+            check=True).stdout if deb else "")
     tops = [p for p in (root / "usr/src").iterdir() if p.is_dir()]
     if len(tops) != 1:
         raise RuntimeError(f"{package}: expected one source dir under /usr/src, got {tops}")
@@ -100,6 +106,32 @@ def discover(apt="host", suites=()):
     return sorted(p for p in names if p.endswith("-dkms") and p != "dh-dkms")
 
 
+def depends_of(src):
+    """(host packages, -dkms packages) a fetched package Depends on: what apt
+    installs with it on a user's machine. The first of alternatives; dkms
+    and the kernel's own packages are the lab's part (the headers are the
+    upload's); a -dkms dependency is source the package builds with."""
+    f = pathlib.Path(src).parents[2] / "depends"    # OUT/dkms/src/PKG/usr/src/TOP
+    host, dkms = [], []
+    text = f.read_text() if f.exists() else ""
+    for item in filter(None, (x.strip() for x in text.split(","))):
+        name = re.split(r"[\s(:]", item.split("|")[0].strip(), maxsplit=1)[0]
+        if name == "dkms" or name.startswith("linux-"):
+            continue
+        (dkms if name.endswith("-dkms") else host).append(name)
+    return host, dkms
+
+
+def build_env():
+    """The environment of a package's build: not the lab's ARCH= (a
+    lab/arches.tsv name; the headers have their own) nor the flags of the
+    make that runs the lab (MAKELEVEL makes every make print "Entering
+    directory", which a configure script reading `make` output takes for
+    its compiler's name)."""
+    drop = {"ARCH", "MAKEFLAGS", "MAKELEVEL", "MFLAGS", "MAKEOVERRIDES", "GNUMAKEFLAGS"}
+    return {k: v for k, v in os.environ.items() if k not in drop}
+
+
 def first_error(log):
     """The first compiler or modpost error line of a build log, or its last line."""
     try:
@@ -114,14 +146,21 @@ def first_error(log):
 
 
 # Some packages' Makefiles build against /lib/modules/RELEASE/build whatever
-# dkms passes: give them one in a private mount namespace (an overlay over
-# /lib's real folder that only this build sees; the host's stays untouched).
+# dkms passes, and some dkms.conf files name /usr/src/PKG-VER and
+# /var/lib/dkms/PKG/VER/build themselves: give them all three in a private
+# mount namespace (an overlay over /lib's real folder, the lab's source and
+# dkms trees bound over the other two; only this build sees them, the
+# host's stay untouched).
 PRIVATE_MODULES = ('d=$(readlink -f /lib) && mount -t overlay modvlab '
-                   '-o "lowerdir=$d,upperdir=$1,workdir=$2" "$d" && shift 2 && exec "$@"')
+                   '-o "lowerdir=$d,upperdir=$1,workdir=$2" "$d" && '
+                   'mount --bind "$3" /usr/src && '
+                   '{ [ ! -d /var/lib/dkms ] || mount --bind "$4" /var/lib/dkms; } && '
+                   'shift 4 && exec "$@"')
 
 
-def in_private_modules(scratch, kver, hdr, cmd):
-    """cmd run with /lib/modules/KVER/build -> hdr, where unshare can do it."""
+def in_private_modules(scratch, kver, hdr, stree, tree, cmd):
+    """cmd run with /lib/modules/KVER/build -> hdr, /usr/src -> stree and
+    /var/lib/dkms -> tree, where unshare can do it."""
     if os.geteuid() != 0 or not shutil.which("unshare"):
         return cmd
     up, work = scratch / "upper", scratch / "work"
@@ -131,7 +170,7 @@ def in_private_modules(scratch, kver, hdr, cmd):
     for n in ("build", "source"):
         (up / "modules" / kver / n).symlink_to(hdr)
     return ["unshare", "-m", "--propagation", "private", "sh", "-c", PRIVATE_MODULES,
-            "sh", str(up), str(work), *cmd]
+            "sh", str(up), str(work), str(stree), str(tree), *cmd]
 
 
 def conf_of(src):
@@ -152,9 +191,11 @@ def unpack_kos(d):
     return glob.glob(str(d / "**" / "*.ko"), recursive=True)
 
 
-def dkms_build(out, key, src, n, log):
+def dkms_build(out, key, src, n, log, cosrc=()):
     """dkms add + build of src against upload n's headers, in OUT's own dkms tree
-    -> ([.ko], None) or (None, reason)."""
+    -> ([.ko], None) or (None, reason). COSRC: the source tops of the -dkms
+    packages it depends on, beside it in its /usr/src (as apt installs them:
+    folders, which a dkms.conf's find -type d sees and a link is not)."""
     name, ver = conf_of(src)
     if not name or not ver:
         return None, "build-failed: dkms.conf names no PACKAGE_NAME/PACKAGE_VERSION"
@@ -164,16 +205,19 @@ def dkms_build(out, key, src, n, log):
     stree = (pathlib.Path(out) / "dkms" / "stree" / key).resolve()
     stree.mkdir(parents=True, exist_ok=True)
     link = stree / f"{name}-{ver}"
-    if not link.exists():
-        link.symlink_to(pathlib.Path(src).resolve())
+    if link.is_symlink():   # a source tree of an older lab: a link, not a folder
+        link.unlink()
+    for top, dst in [(src, link)] + [(co, stree / pathlib.Path(co).name) for co in cosrc]:
+        if not dst.exists():    # a folder, as dpkg installs it: a dkms.conf may find it
+            shutil.copytree(top, dst, symlinks=True)
     tree.mkdir(parents=True, exist_ok=True)
     common = ["--dkmstree", str(tree), "--sourcetree", str(stree), "-m", name, "-v", ver]
-    env = {k: v for k, v in os.environ.items() if k != "ARCH"}
+    env = build_env()
     with open(log, "w") as lf:
         if not (tree / name / ver / "source").exists():
             subprocess.run(["dkms", "add", *common], stdout=lf, stderr=subprocess.STDOUT, env=env)
         hdr = paths["symvers"].parent.resolve()
-        r = subprocess.run(in_private_modules(tree.parent / f"ovl-{n}", kver, hdr, [
+        r = subprocess.run(in_private_modules(tree.parent / f"ovl-{n}", kver, hdr, stree, tree, [
             "dkms", "build", *common, "-k", kver, "--kernelsourcedir", str(hdr), "--force"]),
                            stdout=lf, stderr=subprocess.STDOUT, env=env)
     text = pathlib.Path(log).read_text(errors="replace")
@@ -190,7 +234,7 @@ def dkms_build(out, key, src, n, log):
     return (kos, None) if kos else (None, "build-failed: dkms built no module")
 
 
-def build(out, key, src, subdir, args, n, log):
+def build(out, key, src, subdir, args, n, log, cosrc=()):
     """Build src against upload n's headers (dkms when it has a dkms.conf, else
     make M=) -> {name: .ko} or an error string, cached per (package, upload)."""
     dst = pathlib.Path(out) / "dkms" / "build" / key / str(n)
@@ -200,7 +244,7 @@ def build(out, key, src, subdir, args, n, log):
         dst.mkdir(parents=True)
         status = "0"
         if (pathlib.Path(src) / "dkms.conf").exists():
-            kos, err = dkms_build(out, key, src, n, log)
+            kos, err = dkms_build(out, key, src, n, log, cosrc)
             for ko in kos or []:    # kept beside the M= builds: one layout for the boots
                 shutil.copy(ko, dst / os.path.basename(ko))
             status = err or "0"
@@ -209,11 +253,9 @@ def build(out, key, src, subdir, args, n, log):
             hdr = upload_paths(out, n)["symvers"].parent
             extra = [a.replace("{src}", str((dst / "src").resolve())) for a in args.split()]
             with open(log, "w") as lf:
-                # the headers' own ARCH, not the lab's ARCH= (a lab/arches.tsv name)
-                env = {k: v for k, v in os.environ.items() if k != "ARCH"}
                 r = subprocess.run(["make", "-j2", "-C", str(hdr.resolve()),
                                     f"M={(dst / 'src' / subdir).resolve()}", *extra, "modules"],
-                                   stdout=lf, stderr=subprocess.STDOUT, env=env)
+                                   stdout=lf, stderr=subprocess.STDOUT, env=build_env())
             if r.returncode:
                 status = "build-failed: " + first_error(log)
         (dst / ".status").write_text(status)
@@ -283,16 +325,29 @@ def main(argv):
     names = list(dict.fromkeys([r["package"] for r in rows]
                                + (discover(apt, suites) if every else [])))
     dls = downloads(apt, suites)
-    for pkg in names:
-        pkgs[pkg] = None
+
+    def get(pkg):
         for i, dl in enumerate(dls):
             try:
-                pkgs[pkg] = fetch(out, pkg, dl)
-                break
+                return fetch(out, pkg, dl)
             except (RuntimeError, OSError, subprocess.CalledProcessError) as e:
                 if i == len(dls) - 1:   # no suite of the line has it
                     print(f"history: {e}", file=sys.stderr)
-            rc = 1
+        return None
+    for pkg in names:
+        pkgs[pkg] = get(pkg)
+        rc = rc if pkgs[pkg] else 1
+    # what apt would install with them: their host packages (as root) and
+    # the source of the -dkms packages they build with
+    need, cosrc = set(), {}
+    for pkg, got in pkgs.items():
+        if got:
+            host, sib = depends_of(got[0])
+            need.update(host)
+            cosrc[pkg] = [g[0] for g in map(get, sib) if g]
+    if need and subprocess.run(["sh", str(TOP / "lab/deps.sh"), *sorted(need)]).returncode:
+        print("history: the -dkms packages' dependencies are not all installed: "
+              "their builds may fail for it", file=sys.stderr)
     if user:
         u = pathlib.Path(user)
         if not u.is_dir():
@@ -306,7 +361,8 @@ def main(argv):
         spec = next((r for r in rows if r["package"] == pkg), {"dir": ".", "args": ""})
         for n in nums:
             builds[pkg, n] = build(out, pkg.replace(":", "-"), got[0], spec["dir"], spec["args"],
-                                   n, logs / f"dkms-{pkg.replace(':', '-')}-{n}.log")
+                                   n, logs / f"dkms-{pkg.replace(':', '-')}-{n}.log",
+                                   cosrc.get(pkg, ()))
             if isinstance(builds[pkg, n], str):
                 print(f"history: {pkg} does not build against {tables.abiname(n)}'s headers "
                       f"({builds[pkg, n]})", file=sys.stderr)

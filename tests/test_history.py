@@ -146,6 +146,32 @@ class DkmsSource(unittest.TestCase):
         with mock.patch.dict(dkms.os.environ, {"HIST_APT": "private", "HIST_SUITES": "sid"}):
             self.assertEqual(dkms.line_apt(), ("private", ["sid"]))
 
+    def test_depends_what_apt_installs(self):
+        """A package's Depends: host packages (the first alternative, no
+        version or architecture), -dkms sources apart; dkms and the kernel's
+        packages are the lab's."""
+        root = pathlib.Path(tempfile.mkdtemp()) / "west-dkms"
+        top = root / "usr/src/west-1.0"
+        top.mkdir(parents=True)
+        (root / "depends").write_text("bzip2, dkms (>= 2.1.0.0), libxtables-dev (>= 1.4.3), "
+                                      "perl:any, gcc-12 | gcc, linux-headers-amd64, "
+                                      "xtables-addons-dkms (>= 3.13)\n")
+        self.assertEqual(dkms.depends_of(top),
+                         (["bzip2", "libxtables-dev", "perl", "gcc-12"], ["xtables-addons-dkms"]))
+        (root / "depends").write_text("")
+        self.assertEqual(dkms.depends_of(top), ([], []))
+
+    def test_build_env_without_the_labs_make(self):
+        """A package's configure that runs make must not see the lab's
+        MAKELEVEL (its output would say "Entering directory")."""
+        with mock.patch.dict(dkms.os.environ, {"MAKELEVEL": "1", "MAKEFLAGS": "-w", "ARCH": "x86_64",
+                                               "PATH": "/usr/bin"}):
+            env = dkms.build_env()
+        self.assertNotIn("MAKELEVEL", env)
+        self.assertNotIn("MAKEFLAGS", env)
+        self.assertNotIn("ARCH", env)
+        self.assertEqual(env["PATH"], "/usr/bin")
+
 
 class Matrix(unittest.TestCase):
     def setUp(self):

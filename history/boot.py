@@ -8,6 +8,7 @@ the lab's guest loader and core/ktap.py.
 
     python3 -m history.boot OUT SAMPLE.tsv ABINUM...   -> OUT/boots.json
 """
+import concurrent.futures
 import json
 import os
 import pathlib
@@ -16,6 +17,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import threading
 
 from core import ktap, tables
 from core.resume import boot_until_done
@@ -115,7 +117,9 @@ def gen_init_cpio(out):
         subprocess.run(["tar", "-xJf", f"/usr/src/{pkg}.tar.xz", "-C", str(out),
                         "--strip-components=2", f"{pkg}/usr/gen_init_cpio.c"], check=True)
         src = pathlib.Path(out) / "gen_init_cpio.c"
-    subprocess.run(["gcc", "-O2", "-o", str(exe), str(src)], check=True)
+    tmp = exe.with_name(f"{exe.name}.{os.getpid()}.{threading.get_ident()}")
+    subprocess.run(["gcc", "-O2", "-o", str(tmp), str(src)], check=True)
+    os.replace(tmp, exe)    # boots running at once never copy half a file
     return exe
 
 
@@ -291,13 +295,16 @@ def main(argv):
         matrix = json.loads((pathlib.Path(out) / "matrix.json").read_text())
         images = images_named(sample)
         fs_images(out, images)
+        gen_init_cpio(out)      # once, before the boots run at once
     except (OSError, ValueError) as e:
         print(f"history: {e}", file=sys.stderr)
         return 1
     helpers = helpers_named(sample)
     facts = {n: upload_facts(out, n) for n in nums}
-    boots, controls = {}, {}
-    for i, to in enumerate(nums[1:], 1):
+
+    def one(i, to):
+        """Upload i's boots -> ({case: meta}, {module: control}): the normal
+        boot, then the refused copies forced in a boot of their own."""
         cases, meta = [], {}
         # the control: the to-kernel's own copy of each module, checked in the
         # same guest; a module whose own copy fails is judged on nothing
@@ -317,21 +324,43 @@ def main(argv):
         forced = boot_all(out, to, "forced", [(n, "mvd", k, d, c) for n, _, k, d, c in refused],
                           {}, helpers, images) if refused else {}
         own = {c[0][4:]: normal[c[0]] for c in cases if c[0].startswith("own-")}
-        controls[to] = {m: {"outcome": r["outcome"], "check": r["check"],
-                            "dmesg": r["dmesg"][-3:]} for m, r in own.items()}
         for name, m in meta.items():
             m["observed"] = normal[name]
             m["control"] = own.get(m["module"])
             if name in forced:
                 m["forced"] = forced[name]
-            boots[name + f"->u{to}"] = m
         print(f"history: booted {tables.abiname(to)}: {len(meta)} cases, "
               f"{sum(1 for n in meta if normal[n]['outcome'] == 'loaded')} loaded, "
               f"{len(refused)} forced; control {sum(1 for r in own.values() if ok(r))}/"
               f"{len(own)} own copies pass", file=sys.stderr)
+        return meta, {m: {"outcome": r["outcome"], "check": r["check"],
+                          "dmesg": telling(r["dmesg"])} for m, r in own.items()}
+
+    boots, controls = {}, {}
+    for to, (meta, control) in zip(nums[1:], in_parallel(one, list(enumerate(nums[1:], 1)))):
+        controls[to] = control
+        for name, m in meta.items():
+            boots[name + f"->u{to}"] = m
     (pathlib.Path(out) / "boots.json").write_text(json.dumps(boots, indent=1))
     (pathlib.Path(out) / "controls.json").write_text(json.dumps(controls, indent=1))
     return 0
+
+
+def in_parallel(fn, args):
+    """[fn(*a) for a in args], HIST_JOBS (default: the CPUs) at a time: the
+    boots of different kernels share nothing, and a TCG guest keeps one CPU
+    busy."""
+    jobs = int(os.environ.get("HIST_JOBS") or os.cpu_count() or 1)
+    with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as pool:
+        return list(pool.map(lambda a: fn(*a), args))
+
+
+def telling(dmesg):
+    """The kernel's lines that say why a control failed: from the first that
+    names a failure (three lines), else the last three."""
+    i = next((k for k, x in enumerate(dmesg)
+              if re.search(r"fail|error|could not|WARNING|BUG|Unknown symbol|disagrees", x)), None)
+    return dmesg[i:i + 3] if i is not None else dmesg[-3:]
 
 
 def ok(r):

@@ -5,7 +5,8 @@ are built against every upload's unpacked headers by dkms itself (its own
 tree under OUT, --kernelsourcedir: no kernel is installed; what a package
 Depends on is, as root, as apt would), or with M= for a
 folder without dkms.conf, and each build is loaded into its own kernel and
-every later one (one boot per kernel), with a check where dkms.tsv gives one.
+the next upload's (the first upload's builds: every later one; one boot per
+kernel), with a check where dkms.tsv gives one.
 A build that fails is a result with its first error line; a kernel the
 package excludes (BUILD_EXCLUSIVE_*) is "unsupported".
 
@@ -22,7 +23,7 @@ import sys
 
 from core import tables
 from history.lines import LineError, apt_cache
-from history.boot import boot_all, dep_order
+from history.boot import boot_all, dep_order, gen_init_cpio, in_parallel, sources
 from history.matrix import upload_facts, upload_paths
 from history.modfacts import FactsError, modname, module_facts, read_symvers
 
@@ -379,11 +380,15 @@ def main(argv):
                (builds[w["package"], f] if isinstance(builds[w["package"], f], str)
                 else "module-not-built"),
                "outcomes": {}, "checks": {}} for w in wanted for f in nums]
-    for ti, to in enumerate(nums):
+    def boot(ti, to):
+        """Kernel `to` booted with the builds for it, for the first upload
+        and for the one before it (as the booted sample: the plot's line and
+        the update a user makes) -> ({case: result}, {case: outcome})."""
         facts_to = upload_facts(out, to)
         cases, where = [], {}
         for res, (w, f) in zip(result, [(w, f) for w in wanted for f in nums]):
-            if nums.index(f) > ti or res["build"] != "ok":
+            fi = nums.index(f)
+            if fi > ti or res["build"] != "ok" or (fi < ti and f not in sources(nums, ti)):
                 continue
             kos = builds[w["package"], f]
             mods = {k: {"depends": module_facts(v)["depends"], "path": v} for k, v in kos.items()}
@@ -395,16 +400,19 @@ def main(argv):
             cases.append((name, "-", kos[w["module"]], deps, w["check"]))
             where[name] = res
         if not cases:
-            continue
+            return where, {}
         got = boot_all(out, to, "dkms", cases, {})
+        print(f"history: dkms into {tables.abiname(to)}: {len(cases)} loads, "
+              f"{sum(1 for n in where if got[n]['outcome'] == 'loaded')} loaded", file=sys.stderr)
+        return where, got
+    gen_init_cpio(out)      # once, before the boots run at once
+    for to, (where, got) in zip(nums, in_parallel(boot, list(enumerate(nums)))):
         for name, res in where.items():
             res["outcomes"][tables.abiname(to)] = got[name]["outcome"]
             res["checks"][tables.abiname(to)] = got[name]["check"]
             reason = refusal_reason(got[name]["dmesg"])
             if reason:
                 res.setdefault("reasons", {})[tables.abiname(to)] = reason
-        print(f"history: dkms into {tables.abiname(to)}: {len(cases)} loads, "
-              f"{sum(1 for n in where if got[n]['outcome'] == 'loaded')} loaded", file=sys.stderr)
     for res in result:
         if res["build"] == "ok":
             n = next(x for x in nums if tables.abiname(x) == res["built_for"])

@@ -25,7 +25,9 @@ fi
 # the loader: static, so the initramfs needs no libc
 mkdir -p "$B/guest"
 if [ ! -x "$loader" ] || [ "$TOP/guest/modvlab-load.c" -nt "$loader" ]; then
-	"$cc" -static -O2 -Wall -Wextra -Werror -o "$loader" "$TOP/guest/modvlab-load.c" ||
+	# built aside and renamed: boots running at once never see half a file
+	"$cc" -static -O2 -Wall -Wextra -Werror -o "$loader.$$" "$TOP/guest/modvlab-load.c" &&
+		mv -f "$loader.$$" "$loader" ||
 		die "cannot build the guest loader with $cc (need its static libc: libc6-dev, or libc6-dev-$ARCH_DEBIAN-cross)"
 fi
 [ -x "$cpio" ] || make -C "$A/src" O="$A/obj" $KARGS usr/gen_init_cpio >/dev/null ||

@@ -362,6 +362,26 @@ class Sample(unittest.TestCase):
         self.assertEqual(boot.sources(["1", "2"], 1), ["1"])
 
 
+class Boots(unittest.TestCase):
+    def test_in_parallel_keeps_order(self):
+        """Kernels boot at once; their results come back in upload order."""
+        import time
+        with mock.patch.dict(boot.os.environ, {"HIST_JOBS": "2"}):
+            got = boot.in_parallel(lambda i, d: (time.sleep(d), i)[1], [(1, 0.05), (2, 0), (3, 0)])
+        self.assertEqual(got, [1, 2, 3])
+
+    def test_sources_first_and_previous(self):
+        self.assertEqual(boot.sources(["47", "50", "53", "54"], 3), ["47", "53"])
+        self.assertEqual(boot.sources(["47", "50"], 1), ["47"])
+
+    def test_control_says_why(self):
+        """A failed control keeps the line that says why, not a trace's tail."""
+        dmesg = ["DRBG: could not allocate CTR cipher TFM handle: ctr(aes)",
+                 "alg: drbg: Failed to reset rng", "x", "y", "---[ end trace ]---"]
+        self.assertEqual(boot.telling(dmesg), dmesg[:3])
+        self.assertEqual(boot.telling(["a", "b", "c", "d"]), ["b", "c", "d"])
+
+
 class Section(unittest.TestCase):
     data = {"uploads": [{"abiname": "6.1.0-1", "version": "6.1.1-1", "modules": 2},
                         {"abiname": "6.1.0-2", "version": "6.1.2-1", "modules": 2}],

@@ -346,9 +346,14 @@ def main(argv):
             host, sib = depends_of(got[0])
             need.update(host)
             cosrc[pkg] = [g[0] for g in map(get, sib) if g]
-    if need and subprocess.run(["sh", str(TOP / "lab/deps.sh"), *sorted(need)]).returncode:
-        print("history: the -dkms packages' dependencies are not all installed: "
-              "their builds may fail for it", file=sys.stderr)
+    deps = ["sh", str(TOP / "lab/deps.sh")]
+    if need and subprocess.run(deps + sorted(need)).returncode:
+        # one apt-get for all fails whole: then each alone (a newer
+        # release's package may name what the host's archive lacks)
+        left = [p for p in sorted(need) if subprocess.run(deps + [p]).returncode]
+        if left:
+            print(f"history: not installed: {' '.join(left)} (what some -dkms packages "
+                  "depend on: their builds may fail for it)", file=sys.stderr)
     if user:
         u = pathlib.Path(user)
         if not u.is_dir():

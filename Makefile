@@ -134,6 +134,7 @@ help:
 	@echo '                         those of cost full; all: every one)'
 	@echo '  TEST_GENS=$(TEST_GENS)   the generations make test runs'
 	@echo '  HISTORY=$(HISTORY)          lines/uploads for make history ("55 57", newest:2, LINE=newest:2, an ABI name; default every line)'
+	@echo '  HIST_JOBS=N                  kernels make history boots at a time (default: the CPUs)'
 	@echo '  MODULES=$(MODULES)          your own out-of-tree module source dir for make history and make valid'
 	@echo '  TEST_HISTORY=$(TEST_HISTORY) the uploads make test runs'
 	@echo '  PLANS=$(PLANS)            extra boots: robust, bench (make test: $(TEST_PLANS))'

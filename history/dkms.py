@@ -12,7 +12,9 @@ package excludes (BUILD_EXCLUSIVE_*) is "unsupported".
 
     python3 -m history.dkms OUT DKMS.tsv [--all] [--modules DIR] ABINUM...  -> OUT/dkms.json
 """
+import functools
 import glob
+import hashlib
 import json
 import os
 import re
@@ -235,12 +237,34 @@ def dkms_build(out, key, src, n, log, cosrc=()):
     return (kos, None) if kos else (None, "build-failed: dkms built no module")
 
 
+@functools.lru_cache(maxsize=None)     # once per run: every upload builds the same source
+def fingerprint(src):
+    """The source's content (every file's path and bytes, links' targets):
+    a user who edits MODULES=DIR gets a new build, not the cached one."""
+    h = hashlib.sha256()
+    for root, dirs, files in sorted(os.walk(src)):
+        dirs.sort()
+        for f in sorted(files):
+            p = pathlib.Path(root) / f
+            h.update(str(p.relative_to(src)).encode() + b"\0")
+            h.update(os.readlink(p).encode() if p.is_symlink() else p.read_bytes())
+    return h.hexdigest()
+
+
 def build(out, key, src, subdir, args, n, log, cosrc=()):
     """Build src against upload n's headers (dkms when it has a dkms.conf, else
-    make M=) -> {name: .ko} or an error string, cached per (package, upload)."""
+    make M=) -> {name: .ko} or an error string, cached per (package, upload,
+    source content)."""
     dst = pathlib.Path(out) / "dkms" / "build" / key / str(n)
     done = dst / ".built"
-    if not done.exists():
+    fp = fingerprint(str(src))
+    old = done.read_text() if done.exists() else None
+    # "": a build of an older lab, which kept no fingerprint (an archive
+    # package does not change under its version; a user's folder may have)
+    if old != fp and (old != "" or key.startswith("user-")):
+        stree = pathlib.Path(out) / "dkms" / "stree" / key
+        if old is not None and stree.is_dir():  # the copy dkms builds from is stale too
+            shutil.rmtree(stree)
         shutil.rmtree(dst, ignore_errors=True)
         dst.mkdir(parents=True)
         status = "0"
@@ -260,7 +284,7 @@ def build(out, key, src, subdir, args, n, log, cosrc=()):
             if r.returncode:
                 status = "build-failed: " + first_error(log)
         (dst / ".status").write_text(status)
-        done.touch()
+        done.write_text(fp)
     status = (dst / ".status").read_text()
     if status != "0":
         return status if status.startswith(("build-failed", "unsupported")) \

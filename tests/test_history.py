@@ -309,6 +309,29 @@ class Dkms(unittest.TestCase):
         self.assertIsNone(boot.resolve("nothing", facts))
 
 
+    def test_edited_user_source_is_built_again(self):
+        """A build is cached per (package, upload, source content): the same
+        folder is not rebuilt, an edited one is."""
+        out = pathlib.Path(tempfile.mkdtemp())
+        src = out / "mine"
+        src.mkdir()
+        (src / "a.c").write_text("int x;\n")
+        made = []
+
+        def run(cmd, **kw):
+            made.append(cmd)
+            return mock.Mock(returncode=1)
+        with mock.patch.object(dkms.subprocess, "run", run), \
+             mock.patch.object(dkms, "upload_paths", lambda o, n: {"symvers": out / "h/Module.symvers"}):
+            for _ in range(2):
+                dkms.build(out, "user-mine", src, ".", "", "1", out / "log")
+            self.assertEqual(len(made), 1)
+            (src / "a.c").write_text("int y;\n")
+            dkms.fingerprint.cache_clear()
+            dkms.build(out, "user-mine", src, ".", "", "1", out / "log")
+            self.assertEqual(len(made), 2)
+
+
 class Sample(unittest.TestCase):
     def test_table_checks_and_classes(self):
         top = pathlib.Path(__file__).resolve().parent.parent

@@ -17,7 +17,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-import threading
 
 from core import ktap, tables
 from core.resume import boot_until_done
@@ -117,9 +116,7 @@ def gen_init_cpio(out):
         subprocess.run(["tar", "-xJf", f"/usr/src/{pkg}.tar.xz", "-C", str(out),
                         "--strip-components=2", f"{pkg}/usr/gen_init_cpio.c"], check=True)
         src = pathlib.Path(out) / "gen_init_cpio.c"
-    tmp = exe.with_name(f"{exe.name}.{os.getpid()}.{threading.get_ident()}")
-    subprocess.run(["gcc", "-O2", "-o", str(tmp), str(src)], check=True)
-    os.replace(tmp, exe)    # boots running at once never copy half a file
+    subprocess.run(["gcc", "-O2", "-o", str(exe), str(src)], check=True)
     return exe
 
 
